@@ -30,111 +30,118 @@ typedef struct {
     opt_kind_t kind;
     size_t off, size;
     int min, max;
+    const char *def; /* the default, as the file would give it; NULL: zero, off */
     const char *help;
 } opt_t;
 
 #define S(f) offsetof(config_t, f), sizeof(((config_t *)0)->f)
 static const opt_t opts[] = {
-    {"telnet", OPT_ADDR, S(telnet), 0, 0, "ADDR:PORT telnet listener (default 127.0.0.1:2323)"},
-    {"http", OPT_ADDR, S(http), 0, 0, "ADDR:PORT web listener (default 127.0.0.1:8080)"},
-    {"socket", OPT_STR, S(socket), 0, 0, "PATH Unix socket for local clients (default off)"},
-    {"db", OPT_STR, S(db), 0, 0,
+    {"telnet", OPT_ADDR, S(telnet), 0, 0, "127.0.0.1:2323",
+     "ADDR:PORT telnet listener (default 127.0.0.1:2323)"},
+    {"http", OPT_ADDR, S(http), 0, 0, "127.0.0.1:8080",
+     "ADDR:PORT web listener (default 127.0.0.1:8080)"},
+    {"socket", OPT_STR, S(socket), 0, 0, NULL, "PATH Unix socket for local clients (default off)"},
+    {"db", OPT_STR, S(db), 0, 0, "./var/warren.db",
      "PATH database file (default ./var/warren.db), or a postgresql:// URL"},
-    {"control", OPT_STR, S(control), 0, 0,
+    {"control", OPT_STR, S(control), 0, 0, NULL,
      "PATH admin control socket, mode 0600 (default: DB.ctl; ./warren.ctl with PostgreSQL)"},
-    {"content", OPT_STR, S(content), 0, 0, "DIR game content (default: the built-in one)"},
-    {"daily-secret", OPT_STR, S(daily_secret), 0, 0,
+    {"content", OPT_STR, S(content), 0, 0, NULL, "DIR game content (default: the built-in one)"},
+    {"daily-secret", OPT_STR, S(daily_secret), 0, 0, NULL,
      "PATH the daily game's secret, made (0600) when absent (default: DB.daily; ./warren.daily "
      "with PostgreSQL)"},
-    {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
-    {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
-    {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "N connections per address (50)"},
-    {"request-rate", OPT_INT, S(request_rate), 0, 1000000,
+    {"grace", OPT_INT, S(grace), 0, 86400 * 7, "600", "SECONDS a detached game stays live (600)"},
+    {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "5000", "N connections in total (5000)"},
+    {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "50", "N connections per address (50)"},
+    {"request-rate", OPT_INT, S(request_rate), 0, 1000000, "20",
      "N HTTP requests, websocket upgrades and telnet connections a second from one address, "
      "0 = no limit (20)"},
-    {"request-burst", OPT_INT, S(request_burst), 1, 1000000,
+    {"request-burst", OPT_INT, S(request_burst), 1, 1000000, "200",
      "N of those from one address at once before request-rate holds them (200)"},
-    {"ipv6-prefix", OPT_INT, S(ipv6_prefix), 32, 128,
+    {"ipv6-prefix", OPT_INT, S(ipv6_prefix), 32, 128, "64",
      "BITS leading bits of an IPv6 address that per-address limits count as one client "
      "(64: a /64; 128: each address)"},
-    {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
-    {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
-    {"chat-show", OPT_INT, S(chat_show), 1, 3600, "SECONDS a chat line stays on the game (12)"},
-    {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
-    {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
-    {"loops", OPT_INT, S(loops), 1, 64,
+    {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "2000",
+     "BYTES/s input per connection (2000)"},
+    {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "900", "SECONDS idle in menus (900)"},
+    {"chat-show", OPT_INT, S(chat_show), 1, 3600, "12",
+     "SECONDS a chat line stays on the game (12)"},
+    {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "200",
+     "TURNS between snapshots (200)"},
+    {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "262144",
+     "BYTES queued per connection (262144)"},
+    {"loops", OPT_INT, S(loops), 1, 64, "1",
      "N loops, one thread each, that Warren's games are spread over (1)"},
-    {"listen-backlog", OPT_INT, S(listen_backlog), 1, 1 << 20,
+    {"listen-backlog", OPT_INT, S(listen_backlog), 1, 1 << 20, "4096",
      "N connections waiting to be accepted, at most net.core.somaxconn (4096)"},
     /* limits */
-    {"trust-proxy", OPT_IPS, S(trust_proxy), 0, 0,
+    {"trust-proxy", OPT_IPS, S(trust_proxy), 0, 0, NULL,
      "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
-    {"proxy-from", OPT_NETS, S(proxy_from), 0, 0,
+    {"proxy-from", OPT_NETS, S(proxy_from), 0, 0, NULL,
      "ADDR[/BITS],... balancers whose connections start with a PROXY v2 or v1 header naming "
      "the client, on the telnet and web listeners (none)"},
-    {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000,
+    {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000, "5",
      "N new accounts per address per hour, 0 = no limit (5)"},
-    {"public-url", OPT_STR, S(public_url), 0, 0,
+    {"public-url", OPT_STR, S(public_url), 0, 0, NULL,
      "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
-    {"server-name", OPT_TEXT, S(server_name), 0, 0,
+    {"server-name", OPT_TEXT, S(server_name), 0, 0, NULL,
      "TEXT the server's name on the telnet banner and the web lobby (Warren)"},
-    {"motd", OPT_TEXT, S(motd), 0, 0,
+    {"motd", OPT_TEXT, S(motd), 0, 0, NULL,
      "TEXT message of the day under the server's name (default: none)"},
-    {"ssh-login", OPT_TEXT, S(ssh_login), 0, 0,
+    {"ssh-login", OPT_TEXT, S(ssh_login), 0, 0, NULL,
      "USER@HOST[:PORT] the ssh login shown with the telnet line (default: none)"},
-    {"games-dir", OPT_STR, S(games_dir), 0, 0,
+    {"games-dir", OPT_STR, S(games_dir), 0, 0, NULL,
      "DIR players' directories for hosted games (default: DB's dir/games)"},
-    {"games-user", OPT_STR, S(games_user), 0, 0,
+    {"games-user", OPT_STR, S(games_user), 0, 0, "warren-games",
      "USER whom hosted games run as when their section has no user, never root (warren-games)"},
-    {"run-as", OPT_STR, S(run_as), 0, 0,
+    {"run-as", OPT_STR, S(run_as), 0, 0, NULL,
      "USER warrend started as root becomes once the spawner is forked (default: none)"},
-    {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7,
+    {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7, "3600",
      "SECONDS without a key before a hosted game is hung up, 0 = never (3600); a [game] "
      "section's idle overrides it"},
-    {"record-max", OPT_SIZE, S(record_max), 0, 0,
+    {"record-max", OPT_SIZE, S(record_max), 0, 0, "32M",
      "BYTES of a hosted game's output recorded (K, M, G; 32M; 0 = no recordings)"},
-    {"hosted-max", OPT_INT, S(hosted_max), 1, 100000,
+    {"hosted-max", OPT_INT, S(hosted_max), 1, 100000, "100",
      "N live hosted games in all, detached ones in their grace period too (100)"},
-    {"hosted-per-ip", OPT_INT, S(hosted_per_ip), 1, 100000,
+    {"hosted-per-ip", OPT_INT, S(hosted_per_ip), 1, 100000, "4",
      "N live hosted games started from one address (4)"},
-    {"replay-max", OPT_SIZE, S(replay_max), 4096, 0,
+    {"replay-max", OPT_SIZE, S(replay_max), 4096, 0, "64M",
      "BYTES of a replay's frames or asciicast before it is cut, marked truncated (K, M, G; 64M)"},
-    {"replay-cache", OPT_SIZE, S(replay_cache), 0, 0,
+    {"replay-cache", OPT_SIZE, S(replay_cache), 0, 0, "64M",
      "BYTES of built replays kept, gzipped (K, M, G; 64M; 0 = none)"},
-    {"replay-builds", OPT_INT, S(replay_builds), 1, 64,
+    {"replay-builds", OPT_INT, S(replay_builds), 1, 64, "2",
      "N replays built at once; hosted games' recordings take at most N-1 of them (2)"},
-    {"replay-queue", OPT_INT, S(replay_queue), 0, 100000,
+    {"replay-queue", OPT_INT, S(replay_queue), 0, 100000, "16",
      "N replays waiting to be built; more are answered 503 with Retry-After (16)"},
-    {"hosted-output-rate", OPT_SIZE, S(hosted_output_rate), 0, 0,
+    {"hosted-output-rate", OPT_SIZE, S(hosted_output_rate), 0, 0, "128K",
      "BYTES/s of a hosted game's output read (K, M; 128K; 0 = no limit)"},
-    {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
-    {"test-lists", OPT_BOOL, S(test_lists), 0, 0,
+    {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, NULL, "enable the state-hash key (tests only)"},
+    {"test-lists", OPT_BOOL, S(test_lists), 0, 0, NULL,
      "check the watch list against a rebuild every second (tests only)"},
     /* storage */
-    {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
+    {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0, NULL,
      "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},
-    {"db-check-ms", OPT_INT, S(db_check_ms), 0, 3600000,
+    {"db-check-ms", OPT_INT, S(db_check_ms), 0, 3600000, "10000",
      "MS the quick check of the database at start may take, 0 = none (10000)"},
-    {"db-busy-ms", OPT_INT, S(db_busy_ms), 1, 3600000,
+    {"db-busy-ms", OPT_INT, S(db_busy_ms), 1, 3600000, "5000",
      "MS a write waits for another program's lock on the database (5000)"},
     /* nodes */
-    {"node", OPT_NODE, S(node), 0, 0,
+    {"node", OPT_NODE, S(node), 0, 0, "",
      "NAME this daemon among several on one PostgreSQL: A-Z a-z 0-9 . _ -; empty: the host's "
      "name (the default)"},
-    {"lease-ttl-ms", OPT_INT, S(lease_ttl_ms), 1000, 3600000,
+    {"lease-ttl-ms", OPT_INT, S(lease_ttl_ms), 1000, 3600000, "10000",
      "MS a game's lease lasts unrenewed; then another node may take the game (10000)"},
-    {"lease-renew-ms", OPT_INT, S(lease_renew_ms), 100, 600000,
+    {"lease-renew-ms", OPT_INT, S(lease_renew_ms), 100, 600000, "3000",
      "MS between renewals of this node's leases, under lease-ttl-ms (3000)"},
     /* watching across nodes (peer.h) */
-    {"peer-listen", OPT_ADDR, S(peer_listen), 0, 0,
+    {"peer-listen", OPT_ADDR, S(peer_listen), 0, 0, NULL,
      "ADDR:PORT the node-to-node stream's listener (default off; 127.0.0.1 if ADDR is empty)"},
-    {"peers", OPT_STR, S(peers), 0, 0,
+    {"peers", OPT_STR, S(peers), 0, 0, NULL,
      "NAME=ADDR:PORT,... the other nodes' peer-listen; their addresses are trusted"},
-    {"peer-secret", OPT_STR, S(peer_secret), 0, 0,
+    {"peer-secret", OPT_STR, S(peer_secret), 0, 0, NULL,
      "TEXT a node that sends it is trusted from any address (default: none)"},
-    {"peer-queue", OPT_INT, S(peer_queue), 65536, 1 << 30,
+    {"peer-queue", OPT_INT, S(peer_queue), 65536, 1 << 30, "1048576",
      "BYTES queued to one node; past it a game waits for a keyframe (1048576)"},
-    {"peer-max-games", OPT_INT, S(peer_max_games), 0, 1000000,
+    {"peer-max-games", OPT_INT, S(peer_max_games), 0, 1000000, "4096",
      "N other nodes' games listed and watchable here (4096)"},
 };
 #undef S
@@ -156,45 +163,6 @@ static void config_default_node(char *out, size_t n)
     for (char *p = out; *p; p++)
         if (!strchr("._-", *p) && !isalnum((unsigned char)*p))
             *p = '-';
-}
-
-void config_defaults(config_t *c)
-{
-    memset(c, 0, sizeof *c);
-    snprintf(c->telnet, sizeof c->telnet, "127.0.0.1:2323");
-    snprintf(c->http, sizeof c->http, "127.0.0.1:8080");
-    snprintf(c->db, sizeof c->db, "./var/warren.db");
-    c->grace = 600;
-    c->max_conns = 5000;
-    c->max_per_ip = 50;
-    c->request_rate = 20;
-    c->request_burst = 200;
-    c->ipv6_prefix = 64;
-    c->input_rate = 2000;
-    c->idle_timeout = 900;
-    c->chat_show = 12;
-    c->snapshot_every = 200;
-    c->outq_max = 262144;
-    c->listen_backlog = 4096;
-    c->loops = 1;
-    c->register_per_hour = 5; /* limits */
-    c->game_idle = 3600;
-    c->record_max = 32 << 20;
-    c->db_check_ms = 10000; /* storage */
-    c->db_busy_ms = 5000;
-    config_default_node(c->node, sizeof c->node);
-    c->lease_ttl_ms = 10000; /* nodes */
-    c->peer_queue = 1 << 20; /* peer.h */
-    c->peer_max_games = 4096;
-    c->lease_renew_ms = 3000;
-    snprintf(c->games_user, sizeof c->games_user, "warren-games");
-    c->hosted_max = 100;
-    c->hosted_per_ip = 4;
-    c->replay_max = 64 << 20;
-    c->replay_cache = 64 << 20;
-    c->replay_builds = 2;
-    c->replay_queue = 16;
-    c->hosted_output_rate = 128 << 10;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
@@ -372,6 +340,17 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
     }
     *(int *)field = (int)v;
     return 0;
+}
+
+int config_defaults(config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    char err[160];
+    int ret = 0;
+    for (size_t i = 0; i < NOPTS; i++)
+        if (opts[i].def && opt_set(c, &opts[i], opts[i].def, err, sizeof err))
+            ret = -1;
+    return ret;
 }
 
 static char *trim(char *s)

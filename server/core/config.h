@@ -80,7 +80,9 @@ typedef struct {
     bool help, version;
 } config_t;
 
-void config_defaults(config_t *c);
+/* Every setting at its default: 0, or -1 when a default in the table does
+ * not parse (a bug: the unit tests check it never does). */
+int config_defaults(config_t *c);
 void config_free(config_t *c); /* what the file's game sections hold */
 /* Parses argv into c: first finds --config and reads that file, then applies
  * every other flag. Returns 0, or -1 with a message in err. */

@@ -1,5 +1,7 @@
 /* Unit tests: server/config — the config file text parser. */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "config.h"
 #include "listener.h"
@@ -25,6 +27,35 @@ START_TEST(settings_comments_and_blank_lines)
     ck_assert_str_eq(c.db, "/var/lib/warren/w.db");
     ck_assert(c.test_hooks);
     ck_assert_int_eq(c.max_conns, 5000); /* untouched: the default */
+}
+END_TEST
+
+/* The defaults are the table's own values, parsed as the file's are:
+ * every one of them must be valid. */
+START_TEST(defaults_parse)
+{
+    config_t c;
+    ck_assert_int_eq(config_defaults(&c), 0);
+    ck_assert_str_eq(c.telnet, "127.0.0.1:2323");
+    ck_assert_str_eq(c.games_user, "warren-games");
+    ck_assert_int_eq(c.grace, 600);
+    ck_assert_int_eq(c.record_max, 32 << 20);
+    ck_assert_int_eq(c.hosted_output_rate, 128 << 10);
+    ck_assert_str_ne(c.node, ""); /* the host's name */
+    ck_assert_str_eq(c.socket, "");
+    ck_assert_int_eq(c.db_max_size, 0);
+    ck_assert(!c.test_hooks);
+    config_free(&c);
+    /* a row short of its default would shift its help there: every row has both */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    config_print_usage(f);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "  --grace SECONDS     a detached game stays live (600)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "  --socket PATH       Unix socket for local clients"));
+    free(text);
 }
 END_TEST
 
@@ -244,6 +275,7 @@ Suite *suite_server_config(void)
     Suite *s = suite_create("server.config");
     TCase *t = tcase_create("core");
     tcase_add_test(t, settings_comments_and_blank_lines);
+    tcase_add_test(t, defaults_parse);
     tcase_add_test(t, errors_name_file_and_line);
     tcase_add_test(t, limit_settings);
     tcase_add_test(t, listen_backlog_parsed_and_clamped);
