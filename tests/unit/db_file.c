@@ -32,18 +32,6 @@ static void on_check(void *ud, int status, const db_check_t *c)
         r->c = *c;
 }
 
-typedef struct {
-    int calls, status;
-} done_t;
-
-static void on_done(void *ud, int status, int64_t id)
-{
-    (void)id;
-    done_t *d = ud;
-    d->calls++;
-    d->status = status;
-}
-
 /* A temporary directory and the database path in it. */
 static void temp_db(char *dir, size_t dn, char *path, size_t pn)
 {
@@ -112,8 +100,8 @@ START_TEST(new_files_are_0600_whatever_the_umask)
     ck_assert_int_eq((int)strlen(o.id), 32);
     ck_assert_int_eq(o.check, DB_CHECK_OK);
     ck_assert_int_eq(o.nfixed, 0);
-    done_t d = {0};
-    db_user_create(db, "ann", "ann", "h", 1, on_done, &d);
+    fx_done_t d = {0};
+    db_user_create(db, "ann", "ann", "h", 1, fx_on_done, &d);
     uv_run(&loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     static const char *const suffixes[] = {"", "-wal", "-shm", ".id"};
@@ -313,8 +301,8 @@ START_TEST(deleted_file_is_seen_and_fenced)
     /* fenced: every write fails with the message (SQLite alone would
      * store it into the deleted file) */
     db_fence(db, "the database file was deleted");
-    done_t d = {0};
-    db_user_create(db, "bo", "bo", "h", 1, on_done, &d);
+    fx_done_t d = {0};
+    db_user_create(db, "bo", "bo", "h", 1, fx_on_done, &d);
     uv_run(&loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     ck_assert_int_eq(d.status, DB_ERR);
@@ -341,8 +329,8 @@ START_TEST(writer_state_shows_a_batch_running)
     sqlite3 *h;
     ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
-    done_t d = {0};
-    db_user_create(f.db, "cy", "cy", "h", 1, on_done, &d);
+    fx_done_t d = {0};
+    db_user_create(f.db, "cy", "cy", "h", 1, fx_on_done, &d);
     db_flush(f.db);
     for (int i = 0; i < 200 && !w.started_ns; i++) {
         usleep(5000);

@@ -2,7 +2,8 @@
  * temporary directory with its own libuv loop, and a row count read
  * straight from the file. A suite that sets *fx_pg() to a PostgreSQL URL
  * (WARREN_PG_URL: the *_pg suites) gets a fresh schema of that database
- * instead, f->path its URL, and the counts read from there. */
+ * instead, f->path its URL, and the counts read from there. Also the
+ * recorders of the db's callbacks (fx_done_t, fx_user_t). */
 #ifndef WARREN_TEST_DB_FIXTURE_H
 #define WARREN_TEST_DB_FIXTURE_H
 #include <check.h>
@@ -82,6 +83,35 @@ static inline void fx_close(fx_t *f)
     f->db = NULL;
     uv_run(&f->loop, UV_RUN_DEFAULT);
     fx_remove(f);
+}
+
+/* Callback recorders: how many answers came, and the last one's status
+ * and what it carried (a row's id, a user). */
+typedef struct {
+    int calls, status;
+    int64_t id;
+} fx_done_t;
+
+static inline void fx_on_done(void *ud, int status, int64_t id)
+{
+    fx_done_t *d = ud;
+    d->calls++;
+    d->status = status;
+    d->id = id;
+}
+
+typedef struct {
+    int calls, status;
+    db_user_t u;
+} fx_user_t;
+
+static inline void fx_on_user(void *ud, int status, const db_user_t *u)
+{
+    fx_user_t *r = ud;
+    r->calls++;
+    r->status = status;
+    if (u)
+        r->u = *u;
 }
 
 /* The single integer sql (PostgreSQL's words) reads from the database at

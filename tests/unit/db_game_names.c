@@ -13,31 +13,6 @@
 #include "db_internal.h"
 #include "db_fixture.h"
 
-typedef struct {
-    int status;
-    int64_t id;
-} done_t;
-
-static void on_done(void *ud, int status, int64_t id)
-{
-    done_t *d = ud;
-    d->status = status;
-    d->id = id;
-}
-
-typedef struct {
-    int status;
-    db_user_t u;
-} user_res_t;
-
-static void on_user(void *ud, int status, const db_user_t *u)
-{
-    user_res_t *r = ud;
-    r->status = status;
-    if (u)
-        r->u = *u;
-}
-
 /* A new account, as registration makes it: its id. */
 static int64_t create(fx_t *f, const char *name)
 {
@@ -46,8 +21,8 @@ static int64_t create(fx_t *f, const char *name)
     for (; name[i] && i < sizeof key - 1; i++)
         key[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
     key[i] = 0;
-    done_t d = {-99, 0};
-    db_user_create(f->db, name, key, "$h", 1, on_done, &d);
+    fx_done_t d = {.status = -99};
+    db_user_create(f->db, name, key, "$h", 1, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_msg(d.status == DB_OK, "create %s: %d", name, d.status);
     return d.id;
@@ -56,9 +31,9 @@ static int64_t create(fx_t *f, const char *name)
 /* The game name of the account called name now. */
 static const char *game_name(fx_t *f, const char *name)
 {
-    static user_res_t r;
+    static fx_user_t r;
     r.status = -99;
-    db_user_by_name(f->db, name, on_user, &r);
+    db_user_by_name(f->db, name, fx_on_user, &r);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_msg(r.status == DB_OK, "no account %s", name);
     return r.u.game_name;
@@ -91,11 +66,11 @@ START_TEST(registration_gives_each_account_its_own)
                                         "WHERE user IS NOT NULL"),
                      (int)(sizeof cases / sizeof cases[0]));
     /* a web session's account carries it too */
-    done_t d = {-99, 0};
+    fx_done_t d = {.status = -99};
     int64_t bob = create(&f, "sessioned");
-    db_session_create(f.db, "tok", bob, 5000, on_done, &d);
-    user_res_t s = {-99, {0}};
-    db_session_user(f.db, "tok", 1, on_user, &s);
+    db_session_create(f.db, "tok", bob, 5000, fx_on_done, &d);
+    fx_user_t s = {.status = -99};
+    db_session_user(f.db, "tok", 1, fx_on_user, &s);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(s.status, DB_OK);
     ck_assert_str_eq(s.u.game_name, "sessioned");
@@ -108,15 +83,15 @@ START_TEST(rename_keeps_it_and_delete_retires_it)
     fx_t f;
     fx_open(&f);
     int64_t carol = create(&f, "carol");
-    done_t d = {-99, 0};
-    db_user_rename(f.db, carol, "dave", "dave", on_done, &d);
+    fx_done_t d = {.status = -99};
+    db_user_rename(f.db, carol, "dave", "dave", fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_str_eq(game_name(&f, "dave"), "carol"); /* its saves follow it */
     create(&f, "carol");                              /* the old name, a new person */
     ck_assert_str_eq(game_name(&f, "carol"), "carol2");
     int64_t dave = carol;
-    db_user_delete(f.db, dave, on_done, &d);
+    db_user_delete(f.db, dave, fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM game_names "

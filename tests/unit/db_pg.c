@@ -33,32 +33,6 @@ static void pg_open(fx_t *f)
 }
 
 typedef struct {
-    int calls, status;
-    int64_t id;
-} done_t;
-
-static void on_done(void *ud, int status, int64_t id)
-{
-    done_t *d = ud;
-    d->calls++;
-    d->status = status;
-    d->id = id;
-}
-
-typedef struct {
-    int status;
-    db_user_t u;
-} user_res_t;
-
-static void on_user(void *ud, int status, const db_user_t *u)
-{
-    user_res_t *r = ud;
-    r->status = status;
-    if (u)
-        r->u = *u;
-}
-
-typedef struct {
     int status;
     bool has_snap;
     int64_t snap_seq, game;
@@ -110,8 +84,8 @@ static void on_game(void *ud, int status, const db_game_t *g)
 
 static int64_t make_user(fx_t *f, const char *name, const char *key)
 {
-    done_t d = {0};
-    db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
+    fx_done_t d = {0};
+    db_user_create(f->db, name, key, "$argon2id$fake", 1000, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_int_gt(d.id, 0);
@@ -126,8 +100,8 @@ static int64_t make_game(fx_t *f, int64_t user)
                        .race = "human",
                        .cls = "fighter",
                        .start_time = 2000};
-    done_t d = {0};
-    int64_t id = db_game_create(f->db, &g, on_done, &d);
+    fx_done_t d = {0};
+    int64_t id = db_game_create(f->db, &g, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     return id;
@@ -231,8 +205,8 @@ START_TEST(group_commit_undoes_a_failing_op_alone)
     fx_t f;
     pg_open(&f);
     int64_t u = make_user(&f, "Bob-1", "bob-1");
-    user_res_t r = {0};
-    db_user_by_name(f.db, "BOB-1", on_user, &r);
+    fx_user_t r = {0};
+    db_user_by_name(f.db, "BOB-1", fx_on_user, &r);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, DB_OK);
     ck_assert_str_eq(r.u.game_name, "Bob_1"); /* the trigger of migration 8 */
@@ -240,14 +214,14 @@ START_TEST(group_commit_undoes_a_failing_op_alone)
     db_stats_t s0, s1;
     db_stats(f.db, &s0);
     /* One loop turn: 20 appends, a duplicate name, a gap in the journal. */
-    done_t d[20] = {{0}}, dup = {0}, gap = {0};
+    fx_done_t d[20] = {{0}}, dup = {0}, gap = {0};
     for (int i = 0; i < 20; i++) {
         uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, fx_on_done, &d[i]);
         if (i == 10)
-            db_user_create(f.db, "BOB-1", "bob-1", "$h", 1, on_done, &dup);
+            db_user_create(f.db, "BOB-1", "bob-1", "$h", 1, fx_on_done, &dup);
     }
-    db_journal_append(f.db, g, 30, (const uint8_t *)"x", 1, 5, on_done, &gap);
+    db_journal_append(f.db, g, 30, (const uint8_t *)"x", 1, 5, fx_on_done, &gap);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s1);
     ck_assert_uint_eq(s1.commits - s0.commits, 1);
@@ -273,10 +247,10 @@ START_TEST(journal_snapshot_resume_finish_and_reopen)
     int64_t u = make_user(&f, "Ann", "ann");
     int64_t g = make_game(&f, u);
     static const uint8_t keys[3][3] = {{0x00, 0xff, 0x5c}, {'a', 0, 'b'}, {'\\', 'x', '0'}};
-    done_t d[3] = {{0}}, snap = {0};
+    fx_done_t d[3] = {{0}}, snap = {0};
     for (int i = 0; i < 3; i++)
-        db_journal_append(f.db, g, i + 1, keys[i], 3, 7, on_done, &d[i]);
-    db_snapshot_save(f.db, g, 40, 2, (const uint8_t *)"snap\0shot", 9, on_done, &snap);
+        db_journal_append(f.db, g, i + 1, keys[i], 3, 7, fx_on_done, &d[i]);
+    db_snapshot_save(f.db, g, 40, 2, (const uint8_t *)"snap\0shot", 9, fx_on_done, &snap);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(snap.status, DB_OK);
     resume_res_t x = {0};
@@ -299,8 +273,8 @@ START_TEST(journal_snapshot_resume_finish_and_reopen)
                          .cause = "killed by a newt",
                          .end_kind = "dead"};
     db_milestone_t ms[2] = {{1, 1, "start", "began"}, {30, 3, "depth", "went down"}};
-    done_t fin = {0};
-    db_game_finish(f.db, g, &end, ms, 2, "dump", 4, on_done, &fin);
+    fx_done_t fin = {0};
+    db_game_finish(f.db, g, &end, ms, 2, "dump", 4, fx_on_done, &fin);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(fin.status, DB_OK);
     int64_t id = db_next_game_id_(f.db);
@@ -403,14 +377,14 @@ START_TEST(hosted_rows_and_retired_names)
     ck_assert(got.flag);
     ck_assert_int_eq(got.count, 2);
     ck_assert_uint_eq(top.n, 1);
-    done_t del = {0};
+    fx_done_t del = {0};
     db_hosted_game_end(f.db, id, 9, NULL, NULL, NULL);
-    db_user_delete(f.db, bob, on_done, &del);
+    db_user_delete(f.db, bob, fx_on_done, &del);
     run(&f);
     ck_assert_int_eq(del.status, DB_OK);
     make_user(&f, "Bob", "bob");
-    user_res_t r = {0};
-    db_user_by_name(f.db, "bob", on_user, &r);
+    fx_user_t r = {0};
+    db_user_by_name(f.db, "bob", fx_on_user, &r);
     run(&f);
     ck_assert_str_eq(r.u.game_name, "Bob2"); /* "bob" stays retired */
     fx_close(&f);
@@ -440,11 +414,11 @@ START_TEST(a_batch_that_succeeds_is_sent_at_once)
     db_stats_t s0, s1;
     db_stats(f.db, &s0);
     db_set_autoflush(f.db, false); /* one batch */
-    static done_t d[300];
+    static fx_done_t d[300];
     memset(d, 0, sizeof d);
     for (int i = 0; i < 300; i++) {
         uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, fx_on_done, &d[i]);
     }
     db_flush(f.db);
     uv_run(&f.loop, UV_RUN_DEFAULT);
@@ -482,12 +456,12 @@ START_TEST(a_games_rows_commit_in_order_across_two_writers)
     db_stats(f.db, &s0);
     db_set_autoflush(f.db, false);
     enum { ROWS = 600 };
-    static done_t d[ROWS];
+    static fx_done_t d[ROWS];
     memset(d, 0, sizeof d);
     for (int i = 0; i < ROWS; i++) {
         int which = i < ROWS / 2 ? i % 3 : 0, seq = i < ROWS / 2 ? i / 3 + 1 : i - ROWS / 3 + 1;
         uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, g[which], seq, &k, 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g[which], seq, &k, 1, 5, fx_on_done, &d[i]);
         db_flush(f.db);
         if (i % 5 == 0)
             usleep(300); /* a writer busy while the other takes the next */
@@ -513,16 +487,16 @@ END_TEST
  * odd_game at odd_seq (odd told its end): all in one batch, which commits
  * once and fails the odd one alone. Returns the batch's writes. */
 static uint64_t ten_and_an_odd_one(fx_t *f, int64_t g, int64_t odd_game, int64_t odd_seq,
-                                   done_t *odd)
+                                   fx_done_t *odd)
 {
     db_stats_t s0, s1;
     db_stats(f->db, &s0);
-    done_t d[10] = {{0}};
+    fx_done_t d[10] = {{0}};
     for (int i = 0; i < 10; i++) {
         uint8_t k = (uint8_t)i;
-        db_journal_append(f->db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        db_journal_append(f->db, g, i + 1, &k, 1, 5, fx_on_done, &d[i]);
         if (i == 4)
-            db_journal_append(f->db, odd_game, odd_seq, &k, 1, 5, on_done, odd);
+            db_journal_append(f->db, odd_game, odd_seq, &k, 1, 5, fx_on_done, odd);
     }
     uv_run(&f->loop, UV_RUN_DEFAULT);
     db_stats(f->db, &s1);
@@ -541,7 +515,7 @@ START_TEST(a_gap_fails_alone_in_a_batch_sent_with_its_commit)
     fx_t f;
     pg_open(&f);
     int64_t g = make_game(&f, make_user(&f, "Fay", "fay"));
-    done_t gap = {0};
+    fx_done_t gap = {0};
     ck_assert_uint_eq(ten_and_an_odd_one(&f, g, g, 30, &gap), 11);
     ck_assert_int_eq(gap.status, DB_ENOTFOUND);
     char sql[160];
@@ -567,14 +541,14 @@ START_TEST(a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game)
     pg_open(&f);
     int64_t mine = make_game(&f, make_user(&f, "Gil", "gil"));
     int64_t theirs = make_game(&f, make_user(&f, "Hal", "hal"));
-    done_t ta = {0}, tb = {0};
-    db_lease_take(f.db, mine, "node-a", 60000, on_done, &ta);
-    db_lease_take(f.db, theirs, "node-b", 60000, on_done, &tb);
+    fx_done_t ta = {0}, tb = {0};
+    db_lease_take(f.db, mine, "node-a", 60000, fx_on_done, &ta);
+    db_lease_take(f.db, theirs, "node-b", 60000, fx_on_done, &tb);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(ta.status, DB_OK);
     ck_assert_int_eq(tb.status, DB_OK);
     db_lease_fence(f.db, "node-a", 60000);
-    done_t refused = {0};
+    fx_done_t refused = {0};
     ten_and_an_odd_one(&f, mine, theirs, 1, &refused);
     ck_assert_int_eq(refused.status, DB_ELEASE);
     char sql[160];
@@ -649,10 +623,10 @@ START_TEST(a_batch_sent_at_once_after_a_drop_connects_again)
     pg_open(&f);
     int64_t g = make_game(&f, make_user(&f, "Ivy", "ivy"));
     for (int round = 0; round < 3; round++) {
-        done_t d[4] = {{0}};
+        fx_done_t d[4] = {{0}};
         for (int i = 0; i < 4; i++) {
             uint8_t k = (uint8_t)i;
-            db_journal_append(f.db, g, round * 4 + i + 1, &k, 1, 5, on_done, &d[i]);
+            db_journal_append(f.db, g, round * 4 + i + 1, &k, 1, 5, fx_on_done, &d[i]);
         }
         run(&f);
         for (int i = 0; i < 4; i++)
@@ -777,8 +751,8 @@ START_TEST(two_nodes_never_give_the_same_game_id)
     }
     int64_t a = make_user(&f, "Ann", "ann"), b = make_user(&f, "Bob", "bob");
     db_game_new_t g = {.user = b, .seed = 1, .content_version = "c1", .start_time = 1};
-    done_t d = {0};
-    int64_t on_other = db_game_create(other, &g, on_done, &d);
+    fx_done_t d = {0};
+    int64_t on_other = db_game_create(other, &g, fx_on_done, &d);
     int64_t here = make_game(&f, a);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
@@ -807,17 +781,17 @@ START_TEST(two_nodes_racing_for_a_lease_one_wins)
     ck_assert_msg(other != NULL, "%s", err);
     int64_t g = make_game(&f, make_user(&f, "Ann", "ann"));
     for (int round = 0; round < 20; round++) {
-        done_t a = {0}, b = {0};
-        db_lease_take(f.db, g, "node-a", 60000, on_done, &a);
-        db_lease_take(other, g, "node-b", 60000, on_done, &b);
+        fx_done_t a = {0}, b = {0};
+        db_lease_take(f.db, g, "node-a", 60000, fx_on_done, &a);
+        db_lease_take(other, g, "node-b", 60000, fx_on_done, &b);
         uv_run(&f.loop, UV_RUN_DEFAULT);
         ck_assert_msg((a.status == DB_OK) != (b.status == DB_OK), "a %d, b %d", a.status, b.status);
         char who[32] = "";
         db_lease_holder(other, g, on_text_status, who);
         uv_run(&f.loop, UV_RUN_DEFAULT);
         ck_assert_str_eq(who, a.status == DB_OK ? "node-a" : "node-b");
-        done_t gone = {0}; /* the winner lets it lapse: the next round races again */
-        db_lease_take(a.status == DB_OK ? f.db : other, g, who, -1, on_done, &gone);
+        fx_done_t gone = {0}; /* the winner lets it lapse: the next round races again */
+        db_lease_take(a.status == DB_OK ? f.db : other, g, who, -1, fx_on_done, &gone);
         uv_run(&f.loop, UV_RUN_DEFAULT);
         ck_assert_int_eq(gone.status, DB_OK);
     }
@@ -913,8 +887,8 @@ START_TEST(a_takeover_loses_no_acknowledged_row)
     for (int i = 0; i <= TAKEOVER_ROWS; i++)
         t.status[i] = 1;
     db_lease_fence(f.db, "node-a", 60000);
-    done_t d = {0};
-    db_lease_take(f.db, t.game, "node-a", -1, on_done, &d); /* a's, and lapsed at once */
+    fx_done_t d = {0};
+    db_lease_take(f.db, t.game, "node-a", -1, fx_on_done, &d); /* a's, and lapsed at once */
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     for (int i = 0; i < TAKEOVER_WINDOW; i++)
@@ -1016,8 +990,8 @@ START_TEST(a_renewal_writes_one_row_whatever_the_games)
     char err[256];
     db_t *b = db_open(&f.loop, f.path, err, sizeof err); /* the renewal's own backend */
     ck_assert_msg(b != NULL, "%s", err);
-    done_t d = {0};
-    db_lease_renew(b, "node-a", 60000, NULL, on_done, &d);
+    fx_done_t d = {0};
+    db_lease_renew(b, "node-a", 60000, NULL, fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_int_eq(d.id, IDLE_GAMES); /* the leases it holds, for health */
@@ -1090,8 +1064,8 @@ START_TEST(a_renewal_says_its_games_in_its_one_row)
     char err[256];
     db_t *b = db_open(&f.loop, f.path, err, sizeof err);
     ck_assert_msg(b != NULL, "%s", err);
-    done_t d = {0};
-    db_lease_renew(b, "node-a", 60000, text.data, on_done, &d);
+    fx_done_t d = {0};
+    db_lease_renew(b, "node-a", 60000, text.data, fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     node_read_t first = {0}, again = {0};

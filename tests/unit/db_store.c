@@ -17,34 +17,7 @@
 #include "db_internal.h"
 #include "db_fixture.h"
 
-/* ---- callback recorders ---- */
-typedef struct {
-    int calls, status;
-    int64_t id;
-} done_t;
-
-static void on_done(void *ud, int status, int64_t id)
-{
-    done_t *d = ud;
-    d->calls++;
-    d->status = status;
-    d->id = id;
-}
-
-typedef struct {
-    int calls, status;
-    db_user_t u;
-} user_res_t;
-
-static void on_user(void *ud, int status, const db_user_t *u)
-{
-    user_res_t *r = ud;
-    r->calls++;
-    r->status = status;
-    if (u)
-        r->u = *u;
-}
-
+/* ---- callback recorders (and db_fixture.h's) ---- */
 typedef struct {
     int calls, status;
     size_t n;
@@ -121,8 +94,8 @@ static int64_t make_user(fx_t *f, const char *name)
     for (; name[i] && i < 31; i++)
         key[i] = (char)(name[i] | (name[i] >= 'A' && name[i] <= 'Z' ? 0x20 : 0));
     key[i] = '\0';
-    done_t d = {0};
-    db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
+    fx_done_t d = {0};
+    db_user_create(f->db, name, key, "$argon2id$fake", 1000, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     ck_assert_int_eq(d.status, DB_OK);
@@ -138,8 +111,8 @@ static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
                        .race = "human",
                        .cls = "fighter",
                        .start_time = 2000};
-    done_t d = {0};
-    int64_t id = db_game_create(f->db, &g, on_done, &d);
+    fx_done_t d = {0};
+    int64_t id = db_game_create(f->db, &g, fx_on_done, &d);
     ck_assert_int_gt(id, 0);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
@@ -186,9 +159,9 @@ START_TEST(journal_append_times_kept)
     db_times_t t;
     db_write_times(f.db, 60000, &t);
     ck_assert_uint_eq(t.n, 0);
-    done_t d[5] = {{0}};
+    fx_done_t d[5] = {{0}};
     for (int i = 0; i < 5; i++)
-        db_journal_append(f.db, g, i + 1, (const uint8_t *)"k", 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g, i + 1, (const uint8_t *)"k", 1, 5, fx_on_done, &d[i]);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_write_times(f.db, 60000, &t);
     ck_assert_uint_eq(t.n, 5);
@@ -216,8 +189,8 @@ START_TEST(open_migrates_and_reopens)
     f.db = db_open(&f.loop, f.path, err, sizeof err);
     ck_assert_msg(f.db != NULL, "%s", err);
     ck_assert_int_eq(db_schema_version(f.db), db_migration_count());
-    user_res_t r = {0};
-    db_user_by_name(f.db, "ALICE", on_user, &r);
+    fx_user_t r = {0};
+    db_user_by_name(f.db, "ALICE", fx_on_user, &r);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, DB_OK);
     ck_assert_str_eq(r.u.name, "Alice");
@@ -234,14 +207,14 @@ START_TEST(group_commit_one_transaction_per_turn)
     db_stats_t s0, s1;
     db_stats(f.db, &s0);
     /* One loop turn: 20 appends, a duplicate name, a progress update. */
-    done_t d[20] = {{0}}, dup = {0}, prog = {0};
+    fx_done_t d[20] = {{0}}, dup = {0}, prog = {0};
     for (int i = 0; i < 20; i++) {
         uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, fx_on_done, &d[i]);
     }
-    db_user_create(f.db, "BOB", "bob", "$h", 1, on_done, &dup);
+    db_user_create(f.db, "BOB", "bob", "$h", 1, fx_on_done, &dup);
     db_game_progress(f.db, g, &(db_progress_t){.turns = 12, .depth = 2, .max_depth = 2, .xl = 1},
-                     on_done, &prog);
+                     fx_on_done, &prog);
     ck_assert_uint_eq(d[0].calls, 0); /* never called back inside the call */
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s1);
@@ -258,9 +231,9 @@ START_TEST(group_commit_one_transaction_per_turn)
     ck_assert_int_eq(
         count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'human' AND class = 'fighter'"),
         1);
-    done_t prog2 = {0};
-    db_game_progress(f.db, g, &(db_progress_t){.turns = 13, .race = "elf", .cls = "rogue"}, on_done,
-                     &prog2);
+    fx_done_t prog2 = {0};
+    db_game_progress(f.db, g, &(db_progress_t){.turns = 13, .race = "elf", .cls = "rogue"},
+                     fx_on_done, &prog2);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(prog2.status, DB_OK);
     ck_assert_int_eq(
@@ -268,10 +241,10 @@ START_TEST(group_commit_one_transaction_per_turn)
     db_stats(f.db, &s1);
     /* Two turns with explicit flushes and autoflush off: two transactions. */
     db_set_autoflush(f.db, false);
-    done_t a = {0}, b = {0};
-    db_journal_append(f.db, g, 21, (const uint8_t *)"x", 1, 10, on_done, &a);
+    fx_done_t a = {0}, b = {0};
+    db_journal_append(f.db, g, 21, (const uint8_t *)"x", 1, 10, fx_on_done, &a);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
-    db_journal_append(f.db, g, 22, (const uint8_t *)"y", 1, 15, on_done, &b);
+    db_journal_append(f.db, g, 22, (const uint8_t *)"y", 1, 15, fx_on_done, &b);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s0);
@@ -281,9 +254,9 @@ START_TEST(group_commit_one_transaction_per_turn)
     /* A burst of 100 in one turn is handed over in slices of 32 (the writer
      * may still merge slices that wait together): 1 to 4 transactions. */
     db_set_autoflush(f.db, true);
-    done_t e[100] = {{0}};
+    fx_done_t e[100] = {{0}};
     for (int i = 0; i < 100; i++)
-        db_journal_append(f.db, g, 23 + i, (const uint8_t *)"z", 1, 20, on_done, &e[i]);
+        db_journal_append(f.db, g, 23 + i, (const uint8_t *)"z", 1, 20, fx_on_done, &e[i]);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s1);
     ck_assert_uint_ge(s1.commits - s0.commits, 1);
@@ -308,10 +281,10 @@ static void write_snapshots(fx_t *f, int64_t g, int from, int n, uint8_t *blob, 
     for (int i = from; i < from + n; i++) {
         for (size_t k = 0; k < len; k++)
             blob[k] = (uint8_t)(k * 31 + (size_t)i);
-        done_t d = {0};
+        fx_done_t d = {0};
         /* a snapshot covers stored journal rows only */
         db_journal_append(f->db, g, i + 1, (const uint8_t *)"l", 1, 5, NULL, NULL);
-        db_snapshot_save(f->db, g, i, i + 1, blob, len, on_done, &d);
+        db_snapshot_save(f->db, g, i, i + 1, blob, len, fx_on_done, &d);
         uv_run(&f->loop, UV_RUN_DEFAULT);
         ck_assert_int_eq(d.status, DB_OK);
     }
@@ -491,8 +464,8 @@ START_TEST(two_loops_share_one_database)
     uv_run(&lanes[0].loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(uv_loop_close(&lanes[0].loop), 0);
     lane_t *L = &lanes[1];
-    done_t d = {0};
-    db_journal_append(L->db, L->game, LANE_KEYS + 1, (const uint8_t *)"z", 1, 5, on_done, &d);
+    fx_done_t d = {0};
+    db_journal_append(L->db, L->game, LANE_KEYS + 1, (const uint8_t *)"z", 1, 5, fx_on_done, &d);
     uv_run(&L->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     ck_assert_int_eq(d.status, DB_OK);
@@ -514,15 +487,15 @@ START_TEST(journal_order_and_duplicates)
         int64_t ms = i % 10 == 0 ? -5 : (int64_t)i * 700; /* negative: stored as unknown */
         db_journal_append(f.db, g, i, k, (size_t)(i % 4), ms, NULL, NULL);
     }
-    done_t dup = {0};
-    db_journal_append(f.db, g, 5, (const uint8_t *)"z", 1, 30, on_done, &dup);
+    fx_done_t dup = {0};
+    db_journal_append(f.db, g, 5, (const uint8_t *)"z", 1, 30, fx_on_done, &dup);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(dup.status, *fx_pg() ? DB_ENOTFOUND : DB_EEXISTS);
     /* On PostgreSQL the same row again is stored already: a commit whose
      * answer died with its server, retried on the promoted standby. */
     uint8_t k5[3] = {5, 'a', 'b'};
-    done_t again = {0};
-    db_journal_append(f.db, g, 5, k5, 1, 3500, on_done, &again);
+    fx_done_t again = {0};
+    db_journal_append(f.db, g, 5, k5, 1, 3500, fx_on_done, &again);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(again.status, *fx_pg() ? DB_OK : DB_EEXISTS);
     journal_res_t *all = calloc(1, sizeof *all), *tail = calloc(1, sizeof *tail);
@@ -543,8 +516,8 @@ START_TEST(journal_order_and_duplicates)
     free(all);
     free(tail);
     /* A journal row for a game that does not exist is refused. */
-    done_t bad = {0};
-    db_journal_append(f.db, 9999, 1, (const uint8_t *)"k", 1, 35, on_done, &bad);
+    fx_done_t bad = {0};
+    db_journal_append(f.db, 9999, 1, (const uint8_t *)"k", 1, 35, fx_on_done, &bad);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(bad.status, DB_ENOTFOUND);
     fx_close(&f);
@@ -626,10 +599,10 @@ START_TEST(finish_unfinished_scores)
     int64_t u1 = make_user(&f, "erin"), u2 = make_user(&f, "frank"), u3 = make_user(&f, "gwen");
     int64_t g1 = make_game(&f, u1, 1), g2 = make_game(&f, u2, 2), g3 = make_game(&f, u3, 3);
     /* One live game per account. */
-    done_t second = {0};
+    fx_done_t second = {0};
     db_game_new_t ng = {
         .user = u1, .seed = 5, .content_version = "c1", .race = "elf", .cls = "mage"};
-    db_game_create(f.db, &ng, on_done, &second);
+    db_game_create(f.db, &ng, fx_on_done, &second);
     db_snapshot_save(f.db, g1, 10, 0, (const uint8_t *)"s", 1, NULL, NULL);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(second.status, DB_EEXISTS);
@@ -645,10 +618,10 @@ START_TEST(finish_unfinished_scores)
                          .end_kind = "dead",
                          .race = "dwarf",
                          .cls = "cleric"}; /* chosen after the row was made */
-    done_t fin = {0}, brk = {0}, again = {0};
-    db_game_finish(f.db, g1, &end, ms, 2, "DUMP TEXT", 9, on_done, &fin);
-    db_game_mark_broken(f.db, g2, "bad snapshot", on_done, &brk);
-    db_game_finish(f.db, g1, &end, ms, 2, "x", 1, on_done, &again);
+    fx_done_t fin = {0}, brk = {0}, again = {0};
+    db_game_finish(f.db, g1, &end, ms, 2, "DUMP TEXT", 9, fx_on_done, &fin);
+    db_game_mark_broken(f.db, g2, "bad snapshot", fx_on_done, &brk);
+    db_game_finish(f.db, g1, &end, ms, 2, "x", 1, fx_on_done, &again);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(fin.status, DB_OK);
     ck_assert_int_eq(brk.status, DB_OK);
@@ -698,20 +671,20 @@ START_TEST(users_and_sessions)
     fx_t f;
     fx_open(&f);
     int64_t u = make_user(&f, "Hana");
-    done_t d1 = {0}, d2 = {0}, d3 = {0};
-    db_user_set_password(f.db, u, "$new", on_done, &d1);
-    db_user_set_options(f.db, u, "tiles=2", on_done, &d2);
-    db_session_create(f.db, "tok1", u, 5000, on_done, &d3);
-    done_t nouser = {0};
-    db_user_set_locked(f.db, 999, true, on_done, &nouser);
+    fx_done_t d1 = {0}, d2 = {0}, d3 = {0};
+    db_user_set_password(f.db, u, "$new", fx_on_done, &d1);
+    db_user_set_options(f.db, u, "tiles=2", fx_on_done, &d2);
+    db_session_create(f.db, "tok1", u, 5000, fx_on_done, &d3);
+    fx_done_t nouser = {0};
+    db_user_set_locked(f.db, 999, true, fx_on_done, &nouser);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d1.status + d2.status + d3.status, DB_OK);
     ck_assert_int_eq(nouser.status, DB_ENOTFOUND);
-    user_res_t a = {0}, b = {0}, c = {0}, e = {0};
-    db_user_by_name(f.db, "hANA", on_user, &a);
-    db_session_user(f.db, "tok1", 4999, on_user, &b);
-    db_session_user(f.db, "tok1", 5000, on_user, &c);
-    db_user_by_name(f.db, "nobody", on_user, &e);
+    fx_user_t a = {0}, b = {0}, c = {0}, e = {0};
+    db_user_by_name(f.db, "hANA", fx_on_user, &a);
+    db_session_user(f.db, "tok1", 4999, fx_on_user, &b);
+    db_session_user(f.db, "tok1", 5000, fx_on_user, &c);
+    db_user_by_name(f.db, "nobody", fx_on_user, &e);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(a.status, DB_OK);
     ck_assert_str_eq(a.u.pwhash, "$new");
@@ -721,8 +694,8 @@ START_TEST(users_and_sessions)
     ck_assert_int_eq(b.u.id, u);
     ck_assert_int_eq(c.status, DB_ENOTFOUND);
     ck_assert_int_eq(e.status, DB_ENOTFOUND);
-    done_t p = {0};
-    db_session_purge(f.db, 6000, on_done, &p);
+    fx_done_t p = {0};
+    db_session_purge(f.db, 6000, fx_on_done, &p);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(p.id, 1);
     fx_close(&f);
@@ -734,9 +707,9 @@ START_TEST(close_delivers_pending)
     fx_t f;
     fx_open(&f);
     int64_t g = make_game(&f, make_user(&f, "ivan"), 1);
-    done_t d = {0};
+    fx_done_t d = {0};
     journal_res_t *j = calloc(1, sizeof *j);
-    db_journal_append(f.db, g, 1, (const uint8_t *)"q", 1, 55, on_done, &d);
+    db_journal_append(f.db, g, 1, (const uint8_t *)"q", 1, 55, fx_on_done, &d);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
     db_journal_read(f.db, g, 0, on_journal, j);
     db_close(f.db);
@@ -807,8 +780,8 @@ START_TEST(bad_arguments)
     longv[99] = '\0';
     db_game_new_t g = {.user = 1, .content_version = longv};
     ck_assert_int_eq(db_game_create(f.db, &g, NULL, NULL), DB_EINVAL);
-    done_t d = {0};
-    db_user_create(f.db, longv, longv, "h", 1, on_done, &d);
+    fx_done_t d = {0};
+    db_user_create(f.db, longv, longv, "h", 1, fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_EINVAL);
     ck_assert_str_ne(db_error(f.db), "");
@@ -924,14 +897,14 @@ START_TEST(journal_has_no_gaps_and_snapshots_follow_it)
     fx_t f;
     fx_open(&f);
     int64_t g = make_game(&f, make_user(&f, "hal"), 9);
-    done_t a = {0}, gap = {0}, ahead = {0}, b = {0}, snap = {0}, c = {0}, none = {0};
-    db_journal_append(f.db, g, 1, (const uint8_t *)"a", 1, 0, on_done, &a);
-    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, on_done, &gap);
-    db_snapshot_save(f.db, g, 1, 2, (const uint8_t *)"s", 1, on_done, &ahead);
-    db_journal_append(f.db, g, 2, (const uint8_t *)"b", 1, 0, on_done, &b);
-    db_snapshot_save(f.db, g, 1, 2, (const uint8_t *)"s", 1, on_done, &snap);
-    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, on_done, &c);
-    db_snapshot_save(f.db, g, 1, 0, (const uint8_t *)"z", 1, on_done, &none); /* covers no row */
+    fx_done_t a = {0}, gap = {0}, ahead = {0}, b = {0}, snap = {0}, c = {0}, none = {0};
+    db_journal_append(f.db, g, 1, (const uint8_t *)"a", 1, 0, fx_on_done, &a);
+    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, fx_on_done, &gap);
+    db_snapshot_save(f.db, g, 1, 2, (const uint8_t *)"s", 1, fx_on_done, &ahead);
+    db_journal_append(f.db, g, 2, (const uint8_t *)"b", 1, 0, fx_on_done, &b);
+    db_snapshot_save(f.db, g, 1, 2, (const uint8_t *)"s", 1, fx_on_done, &snap);
+    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, fx_on_done, &c);
+    db_snapshot_save(f.db, g, 1, 0, (const uint8_t *)"z", 1, fx_on_done, &none); /* covers no row */
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(a.status, DB_OK);
     ck_assert_int_eq(gap.status, DB_ENOTFOUND); /* row 2 was not there yet */
@@ -956,16 +929,16 @@ START_TEST(max_size_fails_like_a_full_disk)
     fx_t f;
     fx_open(&f);
     int64_t g = make_game(&f, make_user(&f, "ivy"), 11);
-    done_t cap = {0}, lift = {0};
-    db_set_max_size(f.db, 1, on_done, &cap); /* never below the size now */
+    fx_done_t cap = {0}, lift = {0};
+    db_set_max_size(f.db, 1, fx_on_done, &cap); /* never below the size now */
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(cap.status, DB_OK);
     int size = count_rows(f.path, "SELECT page_count * page_size FROM pragma_page_count(), "
                                   "pragma_page_size()");
     ck_assert_int_eq(cap.id, size);
-    done_t *d = calloc(FILL_ROWS + 1, sizeof *d);
+    fx_done_t *d = calloc(FILL_ROWS + 1, sizeof *d);
     for (int i = 1; i <= FILL_ROWS; i++)
-        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, fx_on_done, &d[i]);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     int first = 0;
     for (int i = 1; i <= FILL_ROWS && !first; i++)
@@ -981,10 +954,10 @@ START_TEST(max_size_fails_like_a_full_disk)
     ck_assert_int_eq(count_rows(f.path, "SELECT page_count * page_size FROM pragma_page_count(), "
                                         "pragma_page_size()"),
                      size);
-    db_set_max_size(f.db, 0, on_done, &lift);
+    db_set_max_size(f.db, 0, fx_on_done, &lift);
     memset(d, 0, (FILL_ROWS + 1) * sizeof *d);
     for (int i = first; i <= FILL_ROWS; i++)
-        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, on_done, &d[i]);
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, fx_on_done, &d[i]);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(lift.status, DB_OK);
     ck_assert_int_eq(lift.id, 0);
@@ -1008,9 +981,9 @@ START_TEST(rows_after_a_gap_set_aside)
     uv_run(&f.loop, UV_RUN_DEFAULT);
     exec_sql(f.path, "INSERT INTO journal(game, seq, keys, ms) VALUES (1, 5, x'65', 7), "
                      "(1, 6, x'66', 8); INSERT INTO snapshots VALUES (1, 9, 6, x'00');");
-    done_t aside = {0}, next = {0};
-    db_journal_set_aside(f.db, g, 3, on_done, &aside);
-    db_journal_append(f.db, g, 4, (const uint8_t *)"d", 1, 5, on_done, &next);
+    fx_done_t aside = {0}, next = {0};
+    db_journal_set_aside(f.db, g, 3, fx_on_done, &aside);
+    db_journal_append(f.db, g, 4, (const uint8_t *)"d", 1, 5, fx_on_done, &next);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(aside.status, DB_OK);
     ck_assert_int_eq(aside.id, 2);
@@ -1031,10 +1004,10 @@ START_TEST(broken_games_listed_and_told)
     fx_open(&f);
     int64_t g = make_game(&f, make_user(&f, "kim"), 13);
     int64_t live = make_game(&f, make_user(&f, "lou"), 14);
-    done_t brk = {0}, told = {0}, not_broken = {0};
-    db_game_mark_broken(f.db, g, "journal gap at seq 1", on_done, &brk);
-    db_game_broken_told(f.db, g, on_done, &told);
-    db_game_broken_told(f.db, live, on_done, &not_broken);
+    fx_done_t brk = {0}, told = {0}, not_broken = {0};
+    db_game_mark_broken(f.db, g, "journal gap at seq 1", fx_on_done, &brk);
+    db_game_broken_told(f.db, g, fx_on_done, &told);
+    db_game_broken_told(f.db, live, fx_on_done, &not_broken);
     games_res_t *r = calloc(1, sizeof *r);
     db_games_broken(f.db, 10, on_games, r);
     uv_run(&f.loop, UV_RUN_DEFAULT);
@@ -1072,9 +1045,9 @@ START_TEST(game_ids_come_from_the_database)
     }
     int64_t u = make_user(&f, "Ida"), g = make_game(&f, u, 1);
     ck_assert_int_gt(g, top);
-    done_t fin = {0};
+    fx_done_t fin = {0};
     db_game_end_t end = {.end_time = 3, .end_kind = "quit"};
-    db_game_finish(f.db, g, &end, NULL, 0, NULL, 0, on_done, &fin);
+    db_game_finish(f.db, g, &end, NULL, 0, NULL, 0, fx_on_done, &fin);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(fin.status, DB_OK);
     db_close(f.db);
@@ -1117,13 +1090,13 @@ static void on_holder(void *ud, int status, const char *text, size_t len)
 /* Runs the loop and returns the status (and *id) of one lease op. */
 static int lease_op(fx_t *f, int kind, int64_t game, const char *node, int64_t ttl, int64_t *id)
 {
-    done_t d = {0};
+    fx_done_t d = {0};
     if (kind == 0)
-        db_lease_take(f->db, game, node, ttl, on_done, &d);
+        db_lease_take(f->db, game, node, ttl, fx_on_done, &d);
     else if (kind == 1)
-        db_lease_renew(f->db, node, ttl, NULL, on_done, &d);
+        db_lease_renew(f->db, node, ttl, NULL, fx_on_done, &d);
     else
-        db_lease_release(f->db, game, node, on_done, &d);
+        db_lease_release(f->db, game, node, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     if (id)
@@ -1174,9 +1147,9 @@ END_TEST
 /* One row of game g, seq seq, on f's handle: its status. */
 static int append_one(fx_t *f, int64_t g, int64_t seq)
 {
-    done_t d = {0};
+    fx_done_t d = {0};
     const uint8_t k = 'h';
-    db_journal_append(f->db, g, seq, &k, 1, 0, on_done, &d);
+    db_journal_append(f->db, g, seq, &k, 1, 0, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     return d.status;
@@ -1184,8 +1157,8 @@ static int append_one(fx_t *f, int64_t g, int64_t seq)
 
 static int snapshot_one(fx_t *f, int64_t g, int64_t seq)
 {
-    done_t d = {0};
-    db_snapshot_save(f->db, g, seq, seq, (const uint8_t *)"snap", 4, on_done, &d);
+    fx_done_t d = {0};
+    db_snapshot_save(f->db, g, seq, seq, (const uint8_t *)"snap", 4, fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     return d.status;
@@ -1210,11 +1183,11 @@ static void fx_open_busy(fx_t *f, int busy_ms)
 static int append_locked_out(fx_t *f, int64_t g, int64_t seq, bool sync)
 {
     sqlite3 *h;
-    done_t d = {0};
+    fx_done_t d = {0};
     const uint8_t k = 'h';
     ck_assert_int_eq(sqlite3_open(f->path, &h), SQLITE_OK);
     ck_assert_int_eq(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
-    db_journal_append(f->db, g, seq, &k, 1, 0, on_done, &d);
+    db_journal_append(f->db, g, seq, &k, 1, 0, fx_on_done, &d);
     int ret = sync ? db_flush_sync(f->db) : DB_OK;
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(sqlite3_exec(h, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
@@ -1232,8 +1205,8 @@ START_TEST(flush_sync_tells_only_its_own_batches)
     fx_open_busy(&f, 250);
     int64_t g = make_game(&f, make_user(&f, "Syd"), 21);
     append_locked_out(&f, g, 1, false);
-    done_t d = {0};
-    db_journal_append(f.db, g, 1, (const uint8_t *)"h", 1, 0, on_done, &d);
+    fx_done_t d = {0};
+    db_journal_append(f.db, g, 1, (const uint8_t *)"h", 1, 0, fx_on_done, &d);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
@@ -1278,8 +1251,8 @@ START_TEST(journal_fenced_by_the_lease)
     ck_assert_str_eq(holder(&f, g4), "node-a");
     ck_assert_int_eq(append_one(&f, g4, 1), DB_OK);
     db_game_new_t dg = {.user = make_user(&f, "Fen5"), .seed = 5, .content_version = "c1"};
-    done_t dd = {0};
-    int64_t g5 = db_daily_create(f.db, "2026-11-28", &dg, (const uint8_t *)"a", 1, on_done, &dd);
+    fx_done_t dd = {0};
+    int64_t g5 = db_daily_create(f.db, "2026-11-28", &dg, (const uint8_t *)"a", 1, fx_on_done, &dd);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(dd.status, DB_OK);
     ck_assert_str_eq(holder(&f, g5), "node-a"); /* the daily game's too */
@@ -1291,8 +1264,8 @@ START_TEST(journal_fenced_by_the_lease)
     ck_assert_str_eq(holder(&f, g2), "node-a"); /* made by a, as g4 */
     ck_assert_int_eq(lease_op(&f, 0, g3, "node-a", -1, NULL), DB_OK);
     ck_assert_int_eq(lease_op(&f, 0, g3, "node-b", 60000, NULL), DB_OK);
-    done_t d = {0};
-    db_lease_release_node(f.db, "node-a", on_done, &d);
+    fx_done_t d = {0};
+    db_lease_release_node(f.db, "node-a", fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_int_eq(d.id, 4); /* g, g2, g4, g5 */
@@ -1308,16 +1281,16 @@ END_TEST
  * of write kind 0, 1, 2: DB_OK, or DB_ELEASE when fenced off. */
 static int game_write(fx_t *f, int kind, int64_t g)
 {
-    done_t d = {0};
+    fx_done_t d = {0};
     db_progress_t p = {.turns = 7, .depth = 2, .max_depth = 3, .xl = 1, .race = "", .cls = ""};
     db_game_end_t end = {
         .end_time = 9, .turns = 8, .cause = "fenced", .end_kind = "quit", .race = "", .cls = ""};
     if (kind == 0)
-        db_game_progress(f->db, g, &p, on_done, &d);
+        db_game_progress(f->db, g, &p, fx_on_done, &d);
     else if (kind == 1)
-        db_game_finish(f->db, g, &end, NULL, 0, "dump", 4, on_done, &d);
+        db_game_finish(f->db, g, &end, NULL, 0, "dump", 4, fx_on_done, &d);
     else
-        db_game_mark_broken(f->db, g, "fenced", on_done, &d);
+        db_game_mark_broken(f->db, g, "fenced", fx_on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.calls, 1);
     return d.status;
@@ -1389,8 +1362,8 @@ START_TEST(accounts_deleted_or_locked_read_in_one_query)
     fx_t f;
     fx_open(&f);
     int64_t kept = make_user(&f, "Ida"), locked = make_user(&f, "Jon");
-    done_t d = {0};
-    db_user_set_locked(f.db, locked, true, on_done, &d);
+    fx_done_t d = {0};
+    db_user_set_locked(f.db, locked, true, fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     int64_t ids[] = {kept, locked, 999999};
