@@ -6,9 +6,9 @@
 # RUN_DIR gets warren.conf (written afresh each start from what is
 # installed; flags given here override it), the database, the players'
 # directories (games/: each holds its player's own NetHack playground,
-# saves and level files, mounted over the playground in their game's box)
-# and NetHack's playground (nethack/: its data linked from Debian's
-# package, its score files made here, both shared by every game). Run as root,
+# saves, level files and top ten, mounted over the playground in their
+# game's box) and NetHack's playground (nethack/: its data linked from
+# Debian's package, shared read-only by every game). Run as root,
 # warrend becomes RUN_AS (default warren-local, a system user made here
 # the first time) once it has forked its spawner, and the games run as
 # warren-games (made by make deps): never as root. Run as anyone else,
@@ -68,11 +68,10 @@ pg=$dir/nethack
 install -d -m 0711 "$dir"
 install -d -m 0755 "$pg" "$pg/save"
 for f in nhdat symbols license; do ln -sfn "$nh/$f" "$pg/$f"; done
-for f in record logfile perm; do [ -e "$pg/$f" ] || : >"$pg/$f"; done
 install -m 0644 "$tree/deploy/games/nethackrc" "$dir/nethackrc"
 if [ "$(id -u)" = 0 ]; then
   chown "$(owner "$daemon_user")" "$dir"
-  chown "$(owner "$games_user")" "$pg" "$pg/save" "$pg/record" "$pg/logfile" "$pg/perm"
+  chown "$(owner "$games_user")" "$pg" "$pg/save"
   let_pass "$dir"
   let_pass "$tree" # the content and the web pages
   let_pass "$bin"
@@ -97,7 +96,8 @@ umask 022
   echo "rc-default = $dir/nethackrc"
   echo "xlogfile = %d/playground/xlogfile"
   echo "playground = $pg"
-  echo "playground-shared = record logfile perm nhdat symbols license"
+  echo "playground-shared = nhdat symbols license"
+  echo "playground-files = record logfile perm"
   echo "hangup-timeout = 10"
   printf '%s\n' 'status = Dlvl:(?<depth>\d+).*T:(?<turn>\d+)'
   if [ -x "$crawl" ]; then

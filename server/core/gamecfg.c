@@ -47,6 +47,8 @@ static const gamekey_t KEYS[] = {
     {"xlogfile", K_XLOG, F(xlogfile), 0, 0, 0},
     {"playground", K_PATH, F(playground), 0, 0, 0},
     {"playground-shared", K_NAMES, F(playground_shared), 0, 0, 0},
+    {"playground-shared-rw", K_NAMES, F(playground_shared_rw), 0, 0, 0},
+    {"playground-files", K_NAMES, F(playground_files), 0, 0, 0},
     {"user", K_USER, F(user), 0, 0, 0},
     {"term", K_TERM, F(term), 0, 0, 0},
     {"cpu", K_LIMIT, LIM(cpu_seconds), 0, 1000000, 1},
@@ -258,11 +260,17 @@ static int set_names(parser_t *ps, const gamekey_t *k, const char *val)
     int n = 0;
     for (const char *s = val + strspn(val, " \t"); *s; s += strspn(s, " \t")) {
         size_t len = strcspn(s, " \t");
+        if (!file_name_ok(s, len) && memchr(s, ':', len))
+            return fail(ps,
+                        "%s: \"%.*s\" is not a file name (A-Z a-z 0-9 . _ -, no /); a name "
+                        "shared writable goes in playground-shared-rw",
+                        k->key, (int)len, s);
         if (!file_name_ok(s, len))
             return fail(ps, "%s: \"%.*s\" is not a file name (A-Z a-z 0-9 . _ -, no /)", k->key,
                         (int)len, s);
         if (len == 4 && !memcmp(s, "save", 4)) /* the box's own per player (spawnexec.c) */
-            return fail(ps, "%s: \"save\" is each player's own, never shared", k->key);
+            return fail(ps, "%s: \"save\" is each player's own directory, the box makes it",
+                        k->key);
         if (++n > GAMECFG_NAMES)
             return fail(ps, "%s: more than %d names", k->key, GAMECFG_NAMES);
         used +=
@@ -319,7 +327,19 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
 
 /* ---- sections ------------------------------------------------------------------ */
 
-/* An own xlogfile in the player's playground/ that playground-shared
+/* Whether names (one space between them) holds name (len bytes). */
+static bool names_hold(const char *names, const char *name, size_t len)
+{
+    for (const char *s = names; *s; s += strspn(s, " ")) {
+        size_t n = strcspn(s, " ");
+        if (n == len && !memcmp(s, name, len))
+            return true;
+        s += n;
+    }
+    return false;
+}
+
+/* An own xlogfile in the player's playground/ that playground-shared(-rw)
  * binds over from the real one: the game would write there, not in the
  * file read. */
 static int check_xlog_shared(parser_t *ps, const gamecfg_t *g)
@@ -327,15 +347,32 @@ static int check_xlog_shared(parser_t *ps, const gamecfg_t *g)
     const char *own = gamecfg_xlog_own(g), *name = own ? own + strlen("playground/") : NULL;
     if (!own || strncmp(own, "playground/", strlen("playground/")) || strchr(name, '/'))
         return 0;
-    size_t n = strlen(name);
-    for (const char *s = g->playground_shared; *s; s += strspn(s, " ")) {
-        size_t len = strcspn(s, " ");
-        if (len == n && !memcmp(s, name, n))
-            return fail(ps,
-                        "[game %s]: xlogfile is each player's own, so playground-shared may not "
-                        "name %s",
-                        g->id, name);
-        s += len;
+    const char *lists[] = {g->playground_shared, g->playground_shared_rw};
+    for (size_t i = 0; i < 2; i++)
+        if (names_hold(lists[i], name, strlen(name)))
+            return fail(ps, "[game %s]: xlogfile is each player's own, so %s may not name %s",
+                        g->id, i ? "playground-shared-rw" : "playground-shared", name);
+    return 0;
+}
+
+/* The playground's lists: each needs playground, and a name is in one
+ * of them at most (shared read-only, shared writable, each player's own). */
+static int check_playground_names(parser_t *ps, const gamecfg_t *g)
+{
+    static const char *const KEY[] = {"playground-shared", "playground-shared-rw",
+                                      "playground-files"};
+    const char *lists[] = {g->playground_shared, g->playground_shared_rw, g->playground_files};
+    for (size_t i = 0; i < 3; i++) {
+        if (lists[i][0] && !g->playground[0])
+            return fail(ps, "[game %s]: %s needs playground", g->id, KEY[i]);
+        for (const char *s = lists[i]; *s; s += strspn(s, " ")) {
+            size_t n = strcspn(s, " ");
+            for (size_t j = i + 1; j < 3; j++)
+                if (names_hold(lists[j], s, n))
+                    return fail(ps, "[game %s]: %.*s is in both %s and %s", g->id, (int)n, s,
+                                KEY[i], KEY[j]);
+            s += n;
+        }
     }
     return 0;
 }
@@ -375,9 +412,8 @@ static int section_end(parser_t *ps)
     if (g->playground[0] && g->network)
         return fail(ps, "[game %s]: playground needs network = none (the box it is mounted in)",
                     g->id);
-    if (g->playground_shared[0] && !g->playground[0])
-        return fail(ps, "[game %s]: playground-shared needs playground", g->id);
-    if (check_xlog_shared(ps, g) < 0 || check_command(ps, g) < 0)
+    if (check_playground_names(ps, g) < 0 || check_xlog_shared(ps, g) < 0 ||
+        check_command(ps, g) < 0)
         return -1;
     if (!g->name[0])
         snprintf(g->name, sizeof g->name, "%s", g->id);

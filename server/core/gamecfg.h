@@ -38,10 +38,18 @@
  *               another's saves, level or lock files; needs network =
  *               none and a path outside games-dir (which the box hides)
  *   playground-shared  names of files (or directories) directly in the
- *               playground that every player's game shares, each bound
- *               from the real playground over the player's (the score
- *               files, the game's data): at most GAMECFG_NAMES names of
+ *               playground that every player's game shares, read-only:
+ *               each bound from the real playground over the player's
+ *               (the game's data): at most GAMECFG_NAMES names of
  *               A-Z a-z 0-9 . _ -, separated by blanks; needs playground
+ *   playground-shared-rw  the same, but writable by every player's game:
+ *               one game may rewrite or lock what all others read (a
+ *               shared top ten), so only when the operator wants that
+ *   playground-files  names of files each player has of their own in
+ *               their playground, made empty (0600, the game's user's)
+ *               before each start when missing (NetHack's record,
+ *               logfile and perm: it opens them, makes none); a name is
+ *               in one of the three lists at most
  *   user        system account the program runs as when warrend runs as
  *               root (absent: the daemon's games-user); never root
  *   term        TERM for the program (default xterm-256color)
@@ -89,7 +97,7 @@
 #define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
 #define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
 #define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
-#define GAMECFG_NAMES    16  /* names in playground-shared */
+#define GAMECFG_NAMES    16  /* names in each playground list */
 #define GAMECFG_NAME_MAX 64  /* bytes in one of them */
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
  * read and write it whole */
@@ -120,8 +128,10 @@ typedef struct {
     char xlogfile[GAMECFG_TEXT];   /* "" = none */
     char playground[GAMECFG_TEXT]; /* "" = none */
     /* names in playground, one space between them; "" = none */
-    char playground_shared[GAMECFG_TEXT];
-    char user[33]; /* "" = the daemon's games-user */
+    char playground_shared[GAMECFG_TEXT];    /* bound read-only */
+    char playground_shared_rw[GAMECFG_TEXT]; /* bound writable */
+    char playground_files[GAMECFG_TEXT];     /* each player's own, made */
+    char user[33];                           /* "" = the daemon's games-user */
     char term[32];
     gamecfg_limits_t limits;
     int idle_seconds; /* -1: not given */

@@ -364,6 +364,12 @@ static int open_below(int dirfd, const char *path, bool make)
 int playerfs_xlog_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
                         size_t errlen)
 {
+    return playerfs_file_first(dirfd, path, u, err, errlen);
+}
+
+int playerfs_file_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
+                        size_t errlen)
+{
     if (as_user(u) < 0)
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
     int fd = open_below(dirfd, path, true);

@@ -76,10 +76,13 @@ int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const 
 int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, const char *text,
                      size_t len, char *err, size_t errlen);
 
-/* The player's own xlogfile (path, as below) made, empty (0600), with
- * its missing directories (0700), as u, no step through a link, when
- * missing: NetHack writes a row only to an xlogfile that exists. Returns
- * 0, or -1 with err. */
+/* A file of the player's own (path, names separated by '/', checked by
+ * gamecfg.h) made, empty (0600), with its missing directories (0700), as
+ * u, no step through a link, when missing. Returns 0, or -1 with err. */
+int playerfs_file_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
+                        size_t errlen);
+/* The player's own xlogfile (path, as below) made as playerfs_file_first:
+ * NetHack writes a row only to an xlogfile that exists. */
 int playerfs_xlog_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
                         size_t errlen);
 /* The player's own xlogfile (path: names separated by '/', checked by

@@ -339,8 +339,24 @@ static void xlog_first(const gamecfg_t *g, int dirfd, const playerfs_user_t *pu,
         log_warn("spawner: xlogfile of dir=%s game=%s: %s", dir, g->id, err);
 }
 
-/* Everything before the fork: the directory, the rc file, the xlogfile,
- * the launch. */
+/* The files of the player's own the game needs in its playground
+ * (playground-files), made empty when missing; a failure is logged, and
+ * the game starts anyway (and says what it misses). */
+static void playground_files(const gamecfg_t *g, int dirfd, const playerfs_user_t *pu,
+                             const char *dir)
+{
+    char path[GAMECFG_NAME_MAX + 16], err[300];
+    for (const char *s = g->playground_files; *s; s += strspn(s, " ")) {
+        size_t len = strcspn(s, " ");
+        snprintf(path, sizeof path, "playground/%.*s", (int)len, s);
+        if (playerfs_file_first(dirfd, path, pu, err, sizeof err) < 0)
+            log_warn("spawner: playground file of dir=%s game=%s: %s", dir, g->id, err);
+        s += len;
+    }
+}
+
+/* Everything before the fork: the directory, the rc file, the xlogfile
+ * and playground files, the launch. */
 static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, int *report,
                            char *err, size_t errlen)
 {
@@ -355,6 +371,7 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
     gamecfg_launch_t la;
     pid_t pid = -1;
     xlog_first(g, dirfd, &pu, m->dir);
+    playground_files(g, dirfd, &pu, m->dir);
     if ((!rc || playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) == 0) &&
         playerfs_reachable(path, &pu, err, errlen) == 0 &&
         gamecfg_launch(g, m->name, m->dir, path, &la, err, errlen) == 0) {
@@ -371,6 +388,7 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
                          .dir = m->dir,
                          .playground = g->playground,
                          .shared = g->playground_shared,
+                         .shared_rw = g->playground_shared_rw,
                          .userns = -1,
                          .netns = -1};
         if (!g->network)

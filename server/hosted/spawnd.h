@@ -22,8 +22,9 @@ typedef struct {
      * (games-dir's real path) holds only game/dir, the player's own
      * directory (dirfd), and playground, when not "", is the player's
      * directory's playground/ (save/ in it, made as needed) with each
-     * name of shared (one space between them) bound from the real one. */
-    const char *games_dir, *game, *dir, *playground, *shared;
+     * name of shared (one space between them) bound from the real one
+     * read-only, each of shared_rw writable. */
+    const char *games_dir, *game, *dir, *playground, *shared, *shared_rw;
     int userns, netns; /* without network: the games' shared ones (boxnet.h), or -1 */
 } spawnexec_t;
 

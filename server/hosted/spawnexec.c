@@ -19,7 +19,7 @@
  * the pid namespace: games-dir is a small read-only tmpfs there with the
  * player's directory alone bound into it (and the player's playground/
  * over the section's playground, the shared names of the real one bound
- * back into it), and the reaper mounts a /proc of the game's pid
+ * back into it, read-only unless shared writable), and the reaper mounts a /proc of the game's pid
  * namespace. Each mount that fails refuses the start, named. */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +36,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "boxnet.h"
@@ -51,6 +52,7 @@ typedef enum {
     STEP_MOUNT,
     STEP_PLAYGROUND,
     STEP_SHARED,
+    STEP_SHARED_RO,
     STEP_PROC,
     STEP_FORK,
     STEP_CHDIR,
@@ -64,6 +66,7 @@ static const char *const STEP_NAMES[] = {"terminal setup",
                                          "mount namespace",
                                          "playground mount",
                                          "playground shared",
+                                         "playground shared read-only",
                                          "proc mount",
                                          "fork",
                                          "chdir",
@@ -418,26 +421,68 @@ static int box_share(int real, const char *playground, const char *name)
     return mount(src, at, NULL, MS_BIND, NULL);
 }
 
-/* The player's playground/ (made as the game's user, never through a
- * link, save/ in it) over the section's playground, each shared name of
- * the real one bound back over a placeholder: the player's game sees its
- * own saves, level and lock files alone, and the files all games share. */
-static void box_playground(const spawnexec_t *x, int own)
+/* The flags of the mount at path that a remount must keep (the kernel
+ * locks them on mounts from a more privileged namespace), from statvfs. */
+static const struct {
+    unsigned long st, ms;
+} KEPT_FLAGS[] = {{ST_NOSUID, MS_NOSUID},         {ST_NODEV, MS_NODEV},
+                  {ST_NOEXEC, MS_NOEXEC},         {ST_NOATIME, MS_NOATIME},
+                  {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME}};
+
+/* The bind at playground/name made read-only, its other flags kept. */
+static int box_read_only(const char *playground, const char *name)
+{
+    char at[BOX_PATH_MAX];
+    struct statvfs st;
+    if (snprintf(at, sizeof at, "%s/%s", playground, name) >= (int)sizeof at)
+        return errno = ENAMETOOLONG, -1;
+    if (statvfs(at, &st) < 0)
+        return -1;
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+    for (size_t i = 0; i < sizeof KEPT_FLAGS / sizeof KEPT_FLAGS[0]; i++)
+        if (st.f_flag & KEPT_FLAGS[i].st)
+            flags |= KEPT_FLAGS[i].ms;
+    return mount(NULL, at, NULL, flags, NULL);
+}
+
+/* The shared names of the real playground (real) bound over
+ * placeholders in the player's (mine, over playground by then when
+ * bind): read-only (x->shared) or writable (x->shared_rw). */
+static void box_shared(const spawnexec_t *x, int real, int mine, bool bind)
 {
     char name[GAMECFG_NAME_MAX + 1];
+    const struct {
+        const char *names;
+        bool ro;
+    } lists[] = {{x->shared, true}, {x->shared_rw, false}};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        for (const char *s = lists[i].names, *rest; (rest = next_name(s, name, sizeof name));
+             s = rest) {
+            if (!bind && box_placeholder(real, mine, name) < 0)
+                child_fail(STEP_SHARED);
+            if (bind && box_share(real, x->playground, name) < 0)
+                child_fail(STEP_SHARED);
+            if (bind && lists[i].ro && box_read_only(x->playground, name) < 0)
+                child_fail(STEP_SHARED_RO);
+        }
+}
+
+/* The player's playground/ (made as the game's user, never through a
+ * link, save/ in it) over the section's playground, each shared name of
+ * the real one bound back over a placeholder (read-only unless the
+ * section shares it writable): the player's game sees its own saves,
+ * level, lock and score files alone, and the files all games share. */
+static void box_playground(const spawnexec_t *x, int own)
+{
     int real = open(x->playground, O_PATH | O_DIRECTORY | O_CLOEXEC);
     int mine = real < 0 ? -1 : box_subdir(own, "playground", 0700);
     int save = mine < 0 ? -1 : box_subdir(mine, "save", 0700);
     if (save < 0)
         child_fail(STEP_PLAYGROUND);
-    for (const char *s = x->shared, *rest; (rest = next_name(s, name, sizeof name)); s = rest)
-        if (box_placeholder(real, mine, name) < 0)
-            child_fail(STEP_SHARED);
+    box_shared(x, real, mine, false);
     if (bind_fd(mine, x->playground) < 0)
         child_fail(STEP_PLAYGROUND);
-    for (const char *s = x->shared, *rest; (rest = next_name(s, name, sizeof name)); s = rest)
-        if (box_share(real, x->playground, name) < 0)
-            child_fail(STEP_SHARED);
+    box_shared(x, real, mine, true);
     close(save);
     close(mine);
     close(real);

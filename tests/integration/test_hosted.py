@@ -76,16 +76,15 @@ def toy_key(mode):
 
 
 def playground(root, bindir):
-    """NetHack's data linked, its score files empty: no setgid games needed.
-    The games' user owns the playground and can reach root."""
+    """NetHack's data linked (its score and lock files are each player's
+    own, made by the spawner): no setgid games needed. The games' user
+    owns the playground and can reach root."""
     open_to_games(root)
     pg = root / "nethack"
     (pg / "save").mkdir(parents=True)
-    for f in ("nhdat", "symbols", "license"):
+    for f in SHARED.split():
         os.symlink(f"/usr/lib/games/nethack/{f}", pg / f)
-    for f in ("record", "logfile", "perm"):
-        (pg / f).write_text("")
-    for_games(pg, pg / "save", *(pg / f for f in ("record", "logfile", "perm")))
+    for_games(pg, pg / "save")
     (root / "nethackrc").write_text(RC)
     conf = root / "warren.conf"
     conf.write_text("grace = 600\n"
@@ -101,15 +100,17 @@ def playground(root, bindir):
 
 
 # the xlogfile each player's own (what warrend reads a game's end from:
-# no other game can write a row there), NetHack's top ten one for all
-SHARED = "record logfile perm nhdat symbols license"
+# no other game can write a row there), NetHack's top ten and lock file
+# too (OWN: made in the player's playground), its data shared read-only
+SHARED = "nhdat symbols license"
+OWN = "record logfile perm"
 OWN_XLOG = "%d/playground/xlogfile"
 
 
 def playground_keys(pg):
-    """A section's lines that make pg each player's own, the scores and
-    data shared."""
-    return f"playground = {pg}\nplayground-shared = {SHARED}\n"
+    """A section's lines that make pg each player's own, the data shared
+    read-only, the score and lock files each player's own."""
+    return f"playground = {pg}\nplayground-shared = {SHARED}\nplayground-files = {OWN}\n"
 
 
 def own_playground(pg, name):
@@ -632,8 +633,8 @@ def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clien
     """NetHack keeps a game in progress as level files in its playground:
     each player's are in its own playground, so a hostile game of the same
     playground neither lists them nor opens one by name (to read or
-    corrupt it), while the shared files are there; the top ten stays one
-    for all (record), each player's xlogfile row lands in its own."""
+    corrupt it), while the shared files are there; NetHack's top ten
+    (logfile) and each player's xlogfile row land in the player's own."""
     pg, conf = playground(tmp_path, bindir)
     toy = toy_copy(bindir, tmp_path)
     conf.write_text(conf.read_text() + f"[game grab]\ncommand = {toy} grab {pg}\n"
@@ -657,7 +658,7 @@ def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clien
         text = s.wait_for(re.compile(r"grab \S+: .+"))
         assert f"grab {levels[0]}: No such file or directory" in text, text
         listed = re.search(r"^ls:(.*)$", text, re.M).group(1).split()
-        assert set(listed) == {*SHARED.split(), "save"}, text
+        assert set(listed) == {*SHARED.split(), *OWN.split(), "save"}, text
         s.send("q")
         s.wait_for("has ended")
         for t in (v, o):
@@ -665,9 +666,82 @@ def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clien
             quit_nethack(t)
         for name in (victim, other):
             assert [r["name"] for r in xlog_rows(pg, name)] == [name]
-        assert not (pg / "xlogfile").exists()
-        assert (pg / "logfile").read_text().count("\n") == 2  # one NetHack log for both
+        assert not (pg / "xlogfile").exists() and not (pg / "logfile").exists()
+        for name in (victim, other):  # NetHack's log of ended games: each player's own
+            lines = (own_playground(pg, name) / "logfile").read_text().splitlines()
+            assert len(lines) == 1 and f" {name},quit" in lines[0], lines
         assert not level_files(own_playground(pg, victim), own_playground(pg, other))
+    finally:
+        d.stop_clean()
+
+
+def record_line(name, points):
+    """A row of NetHack 3.6's record (its top ten), as it writes them."""
+    return (f"3.6.6 {points} 0 1 1 12 12 0 20260101 20260101 {games_ids()[0]} Val Hum Fem Neu "
+            f"{name},killed by a test\n")
+
+
+def top_ten(t):
+    """The rows of the top ten NetHack prints as its game ends."""
+    raw = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", " ", t.raw.decode("utf-8", "replace"))
+    return raw[raw.rindex("No  Points"):]
+
+
+def test_nethacks_top_ten_is_each_players_own(bindir, tmp_path, clients):
+    """NetHack's top ten (record, logfile) and lock (perm) are each
+    player's own, made by the spawner in the player's playground: a game
+    played to its end (#quit) writes its logfile and xlogfile rows there,
+    the top ten it shows lists the player's own record and nothing of the
+    real playground's, and the score still lands on Warren's score page,
+    one for everyone."""
+    pg, conf = playground(tmp_path, bindir)
+    (pg / "record").write_text(record_line("sharedguy", 900))  # what no game sees now
+    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf]).start()
+    try:
+        names = unique_name("ta"), unique_name("tb")
+        for name in names:
+            t = clients(d.port)
+            start_nethack(t, name)
+            own = own_playground(pg, name)
+            assert sorted(p.name for p in own.iterdir() if p.name in OWN.split()) == \
+                sorted(OWN.split())
+            (own / "record").write_text(record_line(f"own{name[:6]}", 400))
+            settle(t)
+            quit_nethack(t)
+            listed = top_ten(t)
+            assert f"own{name[:6]}" in listed and "sharedguy" not in listed, listed
+            lines = (own / "logfile").read_text().splitlines()
+            assert len(lines) == 1 and f" {name},quit" in lines[0], lines
+            assert [r["name"] for r in xlog_rows(pg, name)] == [name]
+        assert not (pg / "logfile").exists() and "sharedguy" in (pg / "record").read_text()
+        status, j = Web(d.http).json("/api/scores/nethack")  # Warren's: everyone's
+        assert status == 200 and {r["name"] for r in j["scores"]} >= set(names), j
+    finally:
+        d.stop_clean()
+
+
+def test_a_top_ten_shared_writable_when_the_section_says_so(bindir, tmp_path, clients):
+    """An operator who wants NetHack's one top ten for every game says so
+    (playground-shared-rw): both players' games end in the real
+    playground's logfile, and each top ten lists the real record."""
+    pg, conf = playground(tmp_path, bindir)
+    for f in OWN.split():
+        (pg / f).write_text("")
+    (pg / "record").write_text(record_line("sharedguy", 900))
+    for_games(*(pg / f for f in OWN.split()))
+    conf.write_text(conf.read_text().replace(
+        f"playground-files = {OWN}\n", f"playground-shared-rw = {OWN}\n", 1))
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        names = unique_name("sa"), unique_name("sb")
+        for name in names:
+            t = clients(d.port)
+            start_nethack(t, name)
+            settle(t)
+            quit_nethack(t)
+            assert "sharedguy" in top_ten(t), top_ten(t)
+        lines = (pg / "logfile").read_text().splitlines()
+        assert [ln.split()[-1].split(",")[0] for ln in lines] == list(names), lines
     finally:
         d.stop_clean()
 

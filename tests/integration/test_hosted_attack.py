@@ -8,7 +8,8 @@ environment; it cannot signal another game's processes, not even with
 kill -9 -1, nor by the pid the machine gives them; a stray signal to its
 box never kills it unsaved; a row it writes about another player, in
 the xlogfile it can reach (its own), never ends that player's game, and
-a link at a player's own xlogfile's place is not followed."""
+a link at a player's own xlogfile's place is not followed; it can write
+neither NetHack's shared data nor another player's top ten."""
 import os
 import pathlib
 import re
@@ -16,8 +17,9 @@ import signal
 import time
 
 from harness import Daemon, Web, unique_name
-from test_hosted import (OWN_XLOG, TOYS, for_games, games_ids, open_to_games, playground,
-                         playground_keys, program_of, settle, to_map, toy_copy)
+from test_hosted import (OWN_XLOG, SHARED, TOYS, for_games, games_ids, open_to_games,
+                         own_playground, playground, playground_keys, program_of, quit_nethack,
+                         settle, to_map, toy_copy)
 
 # what the row's death holds that must reach nobody: C1 CSI raw and in
 # UTF-8, bytes that are not UTF-8, a right-to-left override
@@ -359,5 +361,67 @@ def test_a_link_at_the_own_xlogfiles_place_is_not_followed(bindir, tmp_path, cli
         t.send("\r")
         t.send(str(2 + len(TOYS)))  # the daemon goes on: the game starts again
         t.wait_for("keys ready")
+    finally:
+        d.stop_clean()
+
+
+def grab(d, clients, key, name):
+    """A new player's grab game (menu key key) opens name in the
+    playground to write: what it says."""
+    s = clients(d.port)
+    s.register(unique_name("gr"))
+    s.send(key)
+    s.wait_for("grab ready")
+    s.send(f"{name}\r")
+    text = s.wait_for(re.compile(rf"grab {name}: .+"))
+    s.send("q")
+    s.wait_for("has ended")
+    return re.search(rf"grab {name}: (.+?)\s*$", text, re.M).group(1)
+
+
+def test_a_game_writes_neither_shared_data_nor_another_players_top_ten(bindir, tmp_path,
+                                                                       clients):
+    """The shared names are bound read-only: a hostile game of the
+    playground cannot open one to write ("Read-only file system"), even
+    one the games' user owns and may write. NetHack's top ten is each
+    player's own: the record the hostile game opens and scribbles on is
+    its own player's, never another player's nor the real playground's.
+    A name the section shares writable (playground-shared-rw) is
+    written."""
+    pg, conf = playground(tmp_path, bindir)
+    toy = toy_copy(bindir, tmp_path)
+    (pg / "data").write_text("the game's data\n")
+    os.chmod(pg / "data", 0o666)
+    for_games(pg / "data")
+    conf.write_text(conf.read_text()
+                    + f"[game grab]\ncommand = {toy} grab {pg}\n{playground_keys(pg)}"
+                    .replace(f"playground-shared = {SHARED}", f"playground-shared = {SHARED} data")
+                    + f"[game grabrw]\ncommand = {toy} grab {pg}\n{playground_keys(pg)}"
+                    + "playground-shared-rw = data\n")
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        v = clients(d.port)
+        victim = unique_name("nv")
+        v.register(victim)  # the menu is too long for "Your choice": straight to NetHack
+        v.send("1")
+        to_map(v)
+        key = str(2 + len(TOYS))
+        # the data the games' user may write is read-only in the box (the
+        # kernel asks the file's mode first: Debian's own are root's)
+        assert grab(d, clients, key, "data") == "Read-only file system"
+        for name in ("nhdat", "license"):
+            assert grab(d, clients, key, name) in ("Read-only file system", "Permission denied")
+        assert grab(d, clients, key, "record") == "ok"  # its own
+        settle(v)
+        quit_nethack(v)
+        assert (pg / "data").read_text() == "the game's data\n"
+        mine = own_playground(pg, victim)
+        assert "grabbed" not in (mine / "record").read_text() + (mine / "logfile").read_text()
+        assert not (pg / "record").exists()
+        games = tmp_path / "daemon" / "games"
+        grabbed = [p for p in games.glob("*/*/playground/record") if "grabbed" in p.read_text()]
+        assert len(grabbed) == 1 and grabbed[0].parent.parent.parent.name == "grab", grabbed
+        assert grab(d, clients, str(3 + len(TOYS)), "data") == "ok"  # shared writable
+        assert (pg / "data").read_text() == "the game's data\ngrabbed\n"
     finally:
         d.stop_clean()

@@ -56,8 +56,9 @@
  *   grab DIR   reads a file name typed on its terminal (then Enter), one
  *              of another player's files in DIR (a game's playground);
  *              prints "ls: NAME ..." (what DIR lists, or why not) and
- *              "grab NAME: ok|why" (opening DIR/NAME to write, as a game
- *              that would corrupt it), then waits for 'q'
+ *              "grab NAME: ok|why" (opening DIR/NAME to write and adding
+ *              a line "grabbed" at its end, as a game that would corrupt
+ *              it), then waits for 'q'
  *   unmount DIR
  *              in a user and mount namespace of its own (as a program may
  *              make them), tries to take away what covers DIR and /proc
@@ -587,8 +588,9 @@ static int grab(const char *dir)
     out("ls:");
     out(ok ? line : strerror(errno));
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    snprintf(line, sizeof line, "\r\ngrab %s: %s\r\n", name, fd >= 0 ? "ok" : strerror(errno));
+    int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    bool wrote = fd >= 0 && write(fd, "grabbed\n", 8) == 8;
+    snprintf(line, sizeof line, "\r\ngrab %s: %s\r\n", name, wrote ? "ok" : strerror(errno));
     if (fd >= 0)
         close(fd);
     out(line);

@@ -116,7 +116,9 @@ static const char SAMPLE[] = "# hosted games\n"
                              "rc-default = /etc/warren/nethackrc\n"
                              "xlogfile = /var/games/nethack/xlogfile\n"
                              "playground = /var/games/nethack\n"
-                             "playground-shared =  record logfile  xlogfile perm nhdat\n"
+                             "playground-shared =  nhdat  symbols\n"
+                             "playground-shared-rw = record logfile\n"
+                             "playground-files = perm  xlog\n"
                              "memory = 512\n"
                              "cpu = 3600\n"
                              "idle = 1800\n"
@@ -154,7 +156,11 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_ptr_null(gamecfg_xlog_own(n)); /* one file for all */
     ck_assert_ptr_null(gamecfg_xlog_own(c)); /* none */
     ck_assert_str_eq(n->playground, "/var/games/nethack");
-    ck_assert_str_eq(n->playground_shared, "record logfile xlogfile perm nhdat");
+    ck_assert_str_eq(n->playground_shared, "nhdat symbols");
+    ck_assert_str_eq(n->playground_shared_rw, "record logfile");
+    ck_assert_str_eq(n->playground_files, "perm xlog");
+    ck_assert_str_eq(c->playground_shared_rw, "");
+    ck_assert_str_eq(c->playground_files, "");
     ck_assert_str_eq(c->playground, "");
     ck_assert_str_eq(c->playground_shared, "");
     ck_assert_uint_eq(n->limits.memory_bytes, 512ull << 20);
@@ -218,10 +224,29 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nplayground = pg\n", "line 3: playground: bad value \"pg\""},
         {"[game a]\ncommand = /bin/x\nplayground-shared = record\n",
          "line 1: [game a]: playground-shared needs playground"},
+        {"[game a]\ncommand = /bin/x\nplayground-shared-rw = record\n",
+         "line 1: [game a]: playground-shared-rw needs playground"},
+        {"[game a]\ncommand = /bin/x\nplayground-files = record\n",
+         "line 1: [game a]: playground-files needs playground"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = nhdat record\n"
+         "playground-shared-rw = record\n",
+         "line 1: [game a]: record is in both playground-shared and playground-shared-rw"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-files = perm record\n"
+         "playground-shared-rw = logfile record\n",
+         "line 1: [game a]: record is in both playground-shared-rw and playground-files"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = nhdat record:rw\n",
+         "line 4: playground-shared: \"record:rw\" is not a file name (A-Z a-z 0-9 . _ -, no /); "
+         "a name shared writable goes in playground-shared-rw"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-files = save\n",
+         "line 4: playground-files: \"save\" is each player's own directory, the box makes it"},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/playground/xl\nplayground = /x\n"
+         "playground-shared-rw = record xl\n",
+         "line 1: [game a]: xlogfile is each player's own, so playground-shared-rw may not name "
+         "xl"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record save/a\n",
          "line 4: playground-shared: \"save/a\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record save\n",
-         "line 4: playground-shared: \"save\" is each player's own, never shared"},
+         "line 4: playground-shared: \"save\" is each player's own directory, the box makes it"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record ..\n",
          "line 4: playground-shared: \"..\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = a b c d e f g h i j k l "
