@@ -58,6 +58,7 @@ static const gamekey_t KEYS[] = {
     {"file-size", K_LIMIT, LIM(file_bytes), 0, 1 << 20, MB},
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
+    {"start-timeout", K_INT, F(start_seconds), 1, GAMECFG_START_MAX, 1},
     {"keys", K_KEYS, F(key_prefix), 0, 0, 0},
     {"network", K_NET, F(network), 0, 0, 0},
     {"status", K_STATUS, F(status), 0, 0, 0},
@@ -421,6 +422,8 @@ static int section_end(parser_t *ps)
         snprintf(g->term, sizeof g->term, "xterm-256color");
     if (!g->hangup_seconds)
         g->hangup_seconds = GAMECFG_HANGUP_S;
+    if (!g->start_seconds)
+        g->start_seconds = GAMECFG_START_S;
     gamecfg_t *games = realloc(ps->list->games, sizeof *games * (size_t)(ps->list->n + 1));
     if (!games)
         return fail(ps, "out of memory");

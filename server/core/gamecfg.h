@@ -58,6 +58,10 @@
  *   idle        seconds without input before the game is hung up (0: never;
  *               absent: -1, the daemon's game-idle)
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
+ *   start-timeout   seconds a start may take until the program's exec
+ *               (its box made: mounts that hang on a dead file system),
+ *               1 to GAMECFG_START_MAX (default GAMECFG_START_S): past
+ *               them the spawner kills it and the player is told
  *   keys        Warren's own keys in the game (leave, chat): "prefix ^C"
  *               for a control key, ^A to ^_ but ^H ^I ^J ^M ^[ (default
  *               prefix ^\): that key then x, e, w or t; twice, the key
@@ -106,6 +110,11 @@
  * clients keep as their escape key. */
 #define GAMECFG_PREFIX   0x1C
 
+/* start-timeout's default and most, seconds: below warrend's wait for the
+ * spawner's answer (spawner.h), so the player hears why */
+#define GAMECFG_START_S   8
+#define GAMECFG_START_MAX 9
+
 /* Resource limits for the program (soft = hard); 0 leaves one unchanged.
  * processes (RLIMIT_NPROC) counts all processes of the real uid, so it is
  * meaningful with a user switch; root ignores it. */
@@ -136,6 +145,7 @@ typedef struct {
     gamecfg_limits_t limits;
     int idle_seconds; /* -1: not given */
     int hangup_seconds;
+    int start_seconds;         /* start-timeout */
     uint32_t key_prefix;       /* keys = prefix ^C: that control code; 0: direct */
     bool network;              /* network = host; false (none): cut off */
     char status[GAMECFG_TEXT]; /* a status pattern (statuspat.h); "" = none */

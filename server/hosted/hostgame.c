@@ -392,10 +392,11 @@ static void on_exited(ptyproc_t *p, int status, void *user)
 }
 
 #define CANNOT_START "The game cannot start now; the admins can see why in the log."
+#define LATE_START   "The game did not start in time; the admins can see why in the log."
 
-/* The player is back in the menu, told (as when the start is refused at
- * once); watchers are told the game ended. */
-static void start_failed(session_t *s)
+/* The player is back in the menu, told why (as when the start is refused
+ * at once); watchers are told the game ended. */
+static void start_failed(session_t *s, const char *why)
 {
     conn_t *p = s->player;
     if (p) {
@@ -405,7 +406,7 @@ static void start_failed(session_t *s)
     hg_of(s)->failed = true;
     session_finish(s);
     if (p && !p->closing)
-        conn_menu(p, CANNOT_START);
+        conn_menu(p, why);
 }
 
 /* The spawner's answer: the game runs (its id, its rate, its recording),
@@ -416,7 +417,7 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     hostgame_t *hg = hg_of(s);
     if (err) {
         log_error("cannot start game=%s user=%s: %s", s->kind, s->user, err);
-        start_failed(s);
+        start_failed(s, strcmp(err, SPAWNER_LATE) ? CANNOT_START : LATE_START);
         return;
     }
     if (hg->stopping) /* left while it started: hung up now, it goes on exit */

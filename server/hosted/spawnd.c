@@ -1,8 +1,10 @@
 /* spawnd — the spawner process: a poll loop over warrend's socket, a
  * signalfd for SIGCHLD and the report pipes of the starts whose child has
  * not exec'd yet (a start is answered when its report comes, other
- * requests served meanwhile), a table of the programs it started, and
- * the killing of what they leave behind (spawner.h). */
+ * requests served meanwhile, or killed and answered late at its game's
+ * start-timeout, so a start that hangs holds no slot for good), a table
+ * of the programs it started, and the killing of what they leave behind
+ * (spawner.h). */
 #include "spawnd.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,7 @@ typedef struct {
     int game;
     int master, report; /* the pty's master (warrend's once answered); the pipe */
     uint32_t seq;       /* the request's, for the answer */
+    uint64_t deadline;  /* monotonic ms: killed and answered late then */
     bool ended;         /* it ended (reaped) before its report came */
     int status;         /* then its wait status */
 } start_t;
@@ -416,7 +419,8 @@ static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
         return;
     }
     /* the loop reads no request while STARTS_MAX starts wait: room */
-    d->starts[d->nstarts++] = (start_t){pid, game, master, report, m->seq, false, 0};
+    uint64_t deadline = now_ms() + (uint64_t)d->cfg->games->games[game].start_seconds * 1000u;
+    d->starts[d->nstarts++] = (start_t){pid, game, master, report, m->seq, deadline, false, 0};
 }
 
 static void start_remove(spawnd_t *d, start_t *st)
@@ -465,6 +469,24 @@ static void start_report(spawnd_t *d, start_t *st)
             ;
     close(one.master);
     reply_failed(d, one.seq, err);
+}
+
+/* A start past its deadline (its box's mounts hang, say): the child is
+ * killed (its group once it has one: the reaper with it), its slot
+ * freed, warrend told; the reap that follows takes its zombie. */
+static void start_late(spawnd_t *d, start_t *st)
+{
+    start_t one = *st;
+    start_remove(d, st);
+    if (!one.ended) {
+        kill(-one.pid, SIGKILL);
+        kill(one.pid, SIGKILL); /* before its setsid it leads no group */
+    }
+    close(one.master);
+    log_warn("spawner: game=%s pid=%d did not reach its exec in %d s: killed",
+             d->cfg->games->games[one.game].id, (int)one.pid,
+             d->cfg->games->games[one.game].start_seconds);
+    reply_failed(d, one.seq, SPAWNER_LATE);
 }
 
 static void on_signal(spawnd_t *d, const spawnmsg_t *m)
@@ -636,6 +658,9 @@ static void run_timers(spawnd_t *d)
         kill_orphans(d);
         d->next_scan = now + TIDY_SCAN_MS;
     }
+    for (int i = d->nstarts - 1; i >= 0; i--) /* downwards: a removal moves a later one */
+        if (d->starts[i].deadline <= now)
+            start_late(d, &d->starts[i]);
 }
 
 static int next_timeout(const spawnd_t *d)
@@ -644,6 +669,9 @@ static int next_timeout(const spawnd_t *d)
     for (int i = 0; i < d->nkids; i++)
         if (d->kids[i].kill_at && (!due || d->kids[i].kill_at < due))
             due = d->kids[i].kill_at;
+    for (int i = 0; i < d->nstarts; i++)
+        if (!due || d->starts[i].deadline < due)
+            due = d->starts[i].deadline;
     if (!due)
         return -1;
     return due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);

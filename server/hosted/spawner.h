@@ -37,7 +37,10 @@
  * the pid, or why not) comes to a callback on the loop, so a spawner slow
  * to fork and exec (a busy machine, a thousand games starting) never holds
  * up the other players; at most SPAWNER_STARTING_MAX starts wait at once
- * (more are refused with a message), each at most SPAWNER_TIMEOUT_MS. rc
+ * (more are refused with a message), each at most SPAWNER_TIMEOUT_MS (and
+ * the spawner kills one whose child has not exec'd by its game's
+ * start-timeout, answering SPAWNER_LATE, so none holds a place for
+ * good). rc
  * files are read and written the same way (SPAWNER_RC_MAX at once); a
  * save not answered in time is refused by the spawner if it comes to it
  * later (its deadline travels with it), so a save the player was told
@@ -61,6 +64,10 @@
 /* an rc save's deadline at the spawner is this much before warrend gives
  * up on its answer: one made just in time is still answered in time */
 #define SPAWNER_RC_MARGIN_MS 2000
+/* the spawner's answer to a start whose child did not reach its exec by
+ * the game's start-timeout (gamecfg.h): it was killed */
+#define SPAWNER_LATE         "the game did not start in time"
+_Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is answered in time");
 
 /* Whom a game's program runs as. */
 typedef struct {

@@ -2,6 +2,7 @@
 chosen from the telnet menu, played, watched, resized, brought back after
 warrend is SIGKILLed, and ended with its xlogfile row."""
 import contextlib
+import ctypes
 import os
 import pathlib
 import pwd
@@ -376,6 +377,78 @@ def test_a_start_with_no_answer_fails_soft(nethack, clients):
     assert d.wait_log(r"cannot start game=keys user=late\S*: the spawner did not answer in time")
     t.send(toy_key("keys"))  # the spawner answers again
     t.wait_for("keys ready")
+
+
+PTRACE_CONT, PTRACE_DETACH, PTRACE_GETEVENTMSG, PTRACE_SEIZE = 7, 17, 0x4201, 0x4206
+PTRACE_O_TRACEFORK, PTRACE_EVENT_FORK, WALL = 2, 1, 0x40000000
+
+
+def ptrace(request, pid, data=0):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    if libc.ptrace(request, pid, None, ctypes.c_void_p(data)) == -1:
+        raise OSError(ctypes.get_errno(), f"ptrace {request:#x} {pid}")
+
+
+def hold_next_child(spawner, start):
+    """The spawner's next child, held stopped before it can exec (as a box
+    whose mount hangs on a dead file system): the spawner traced over its
+    fork (start() sends the request), the child let go stopped."""
+    ptrace(PTRACE_SEIZE, spawner, PTRACE_O_TRACEFORK)
+    start()
+    child = 0
+    while not child:
+        _, st = os.waitpid(spawner, WALL)
+        if st >> 8 == signal.SIGTRAP | PTRACE_EVENT_FORK << 8:
+            msg = ctypes.c_ulong()
+            ptrace(PTRACE_GETEVENTMSG, spawner, ctypes.addressof(msg))
+            child = msg.value
+        else:  # another stop: on with its signal
+            ptrace(PTRACE_CONT, spawner, os.WSTOPSIG(st) if os.WIFSTOPPED(st) else 0)
+    os.waitpid(child, WALL)  # its first stop, traced
+    os.kill(child, signal.SIGSTOP)  # stops it again once let go
+    ptrace(PTRACE_DETACH, child)
+    ptrace(PTRACE_DETACH, spawner)
+    return child
+
+
+def test_a_start_that_never_execs_is_told_late_and_frees_its_slot(bindir, tmp_path, clients):
+    """A start whose box never gets to the program's exec (held stopped)
+    is killed at its section's start-timeout: the player is back in the
+    menu, told the game did not start in time, the log says so, and the
+    next start of the same game runs."""
+    _, conf = playground(tmp_path, bindir)
+    toy = toy_copy(bindir, tmp_path)
+    conf.write_text(conf.read_text() + f"[game late]\ncommand = {toy} keys\nstart-timeout = 1\n")
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        late = str(2 + len(TOYS))
+        t = clients(d.port)
+        name = unique_name("la")
+        t.register(name)
+        t.send(late)  # a first start: what the spawner makes once is made
+        t.wait_for("keys ready")
+        t.send("q")
+        t.wait_for("has ended")
+        t.send(" ")
+        t.wait_for(f"{late}) Play late")
+        began = time.time()
+        held = hold_next_child(spawner_of(d), lambda: t.send(late, settle=False))
+        try:
+            text = t.wait_for("The game did not start in time", timeout=9)
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # killed, as it should be
+                os.kill(held, signal.SIGCONT)  # nothing stays stopped, whatever came
+        assert f"{late}) Play late" in text and time.time() - began >= 0.9, text
+        d.wait_log(rf"spawner: game=late pid={held} did not reach its exec in 1 s: killed")
+        d.wait_log(rf"cannot start game=late user={name}: the game did not start in time")
+        assert not pathlib.Path(f"/proc/{held}").exists()
+        t.send(late)
+        t.wait_for("keys ready")
+        t.send("q")
+        t.wait_for("has ended")
+    finally:
+        d.stop_clean()
 
 
 def test_a_start_in_flight_at_shutdown_ends_with_the_daemon(nethack, clients):

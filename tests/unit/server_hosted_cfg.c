@@ -127,6 +127,7 @@ static const char SAMPLE[] = "# hosted games\n"
                              "command = /usr/games/crawl -name %n -dir %d\n"
                              "user = games\n"
                              "hangup-timeout = 3\n"
+                             "start-timeout = 2\n"
                              "keys = prefix ^a\n"
                              "[game cat]\n"
                              "command = /bin/cat\n"
@@ -173,6 +174,8 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(c->name, "crawl"); /* no name: the id */
     ck_assert_str_eq(c->user, "games");
     ck_assert_int_eq(c->hangup_seconds, 3);
+    ck_assert_int_eq(c->start_seconds, 2);
+    ck_assert_int_eq(n->start_seconds, 8);  /* the default: below warrend's wait */
     ck_assert_int_eq(c->idle_seconds, -1);  /* not given: the daemon's game-idle */
     ck_assert_uint_eq(n->key_prefix, 0x1C); /* not given: ^\ */
     ck_assert_uint_eq(c->key_prefix, 0x01); /* ^a is ^A */
@@ -224,6 +227,8 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nplayground = pg\n", "line 3: playground: bad value \"pg\""},
         {"[game a]\ncommand = /bin/x\nplayground-shared = record\n",
          "line 1: [game a]: playground-shared needs playground"},
+        {"[game a]\ncommand = /bin/x\nstart-timeout = 10\n",
+         "line 3: start-timeout: expected a number from 1 to 9, got \"10\""},
         {"[game a]\ncommand = /bin/x\nplayground-shared-rw = record\n",
          "line 1: [game a]: playground-shared-rw needs playground"},
         {"[game a]\ncommand = /bin/x\nplayground-files = record\n",

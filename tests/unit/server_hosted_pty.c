@@ -501,6 +501,51 @@ START_TEST(a_start_holds_up_no_other)
 }
 END_TEST
 
+/* A start whose child never reaches its exec (held stopped, as a box
+ * whose mount hangs on a dead file system) is killed at its game's
+ * start-timeout and answered so, not by warrend's own wait; its slot is
+ * free again and a later start of the same game runs. */
+START_TEST(a_start_past_its_deadline_is_killed_and_answered)
+{
+    toy_t *t = calloc(2, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    uv_loop_t loop;
+    box_t *b = box_make();
+    char extra[512], err[256];
+    snprintf(extra, sizeof extra, "[game slow]\ncommand = %s winsize\nstart-timeout = 1\n", b->toy);
+    gamecfg_list_free(&b->games);
+    box_config(b, extra);
+    box_spawner(b, NULL);
+    loop_start(&loop);
+    toy_spec_t spec;
+    ck_assert_int_eq(try_spawn(&loop, toy_spec(&spec, "missing"), err, sizeof err), -1);
+    trace_forks(spawner_pid(BOX.sp));
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, toy_spec(&spec, "slow"), &CBS, &t[0], &t[0].p,
+                                   err, sizeof err),
+                     0);
+    uint64_t t0 = uv_hrtime();
+    pid_t held = hold_next_child(spawner_pid(BOX.sp));
+    bool answered = run_until(&loop, toy_started, &t[0], 8000);
+    uint64_t took_ms = (uv_hrtime() - t0) / 1000000u;
+    if (!answered)
+        kill(held, SIGKILL); /* before any assert: nothing stays stopped */
+    ck_assert_msg(answered, "no answer to the held start");
+    ck_assert_str_eq(t[0].start_err, SPAWNER_LATE);
+    ck_assert_uint_ge(took_ms, 900);
+    ck_assert_int_eq(spawner_starting(BOX.sp), 0);
+    for (int i = 0; i < 200 && kill(held, 0) == 0; i++)
+        usleep(10000);
+    ck_assert_msg(kill(held, 0) < 0 && errno == ESRCH, "pid %d lives on", (int)held);
+    ck_assert_int_eq(spawn_wait(&loop, toy_spec(&spec, "slow"), &t[1], err, sizeof err), 0);
+    t[1].loop = &loop;
+    wait_output(&t[1], "size 80x24");
+    ptyproc_close(t[0].p);
+    ptyproc_close(t[1].p);
+    loop_done(&loop);
+    free(t);
+}
+END_TEST
+
 /* warrend goes while a start's child has not exec'd yet: once it does,
  * the spawner hangs the program up (no one will play it) and exits when
  * it has ended; nothing is left. */
@@ -1405,6 +1450,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, spawn_failures_say_why);
     tcase_add_test(t, starts_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_start_holds_up_no_other);
+    tcase_add_test(t, a_start_past_its_deadline_is_killed_and_answered);
     tcase_add_test(t, a_start_under_way_when_warrend_goes_is_hung_up);
     tcase_add_test(t, rc_files_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
