@@ -56,6 +56,8 @@ static const gamekey_t KEYS[] = {
     {"files", K_LIMIT, LIM(files), 0, 1 << 20, 1},
     {"processes", K_LIMIT, LIM(processes), 0, 100000, 1},
     {"file-size", K_LIMIT, LIM(file_bytes), 0, 1 << 20, MB},
+    {"disk", K_LIMIT, F(disk_bytes), 0, 1 << 20, MB},
+    {"disk-files", K_LIMIT, F(disk_files), 0, 10000000, 1},
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
     {"start-timeout", K_INT, F(start_seconds), 1, GAMECFG_START_MAX, 1},
@@ -459,6 +461,8 @@ static int section_start(parser_t *ps, char *s, int lineno)
     ps->cur->line = lineno;
     ps->cur->idle_seconds = -1; /* absent: the daemon's game-idle */
     ps->cur->key_prefix = GAMECFG_PREFIX;
+    ps->cur->disk_bytes = (uint64_t)GAMECFG_DISK_MB * MB; /* absent: the caps are on */
+    ps->cur->disk_files = GAMECFG_DISK_FILES;
     ps->seen = 0;
     return 0;
 }

@@ -55,6 +55,12 @@
  *   term        TERM for the program (default xterm-256color)
  *   cpu, memory, files, processes, file-size: limits (seconds, MB,
  *               descriptors, processes, MB); 0 or absent: unchanged
+ *   disk, disk-files  what the player's directory may hold in all: MB of
+ *               blocks in use (st_blocks: a sparse file counts what it
+ *               uses) and entries (files, directories, links...), below
+ *               it; over either, a start is refused and a running game
+ *               hung up, its player told (spawner.h). Absent:
+ *               GAMECFG_DISK_MB and GAMECFG_DISK_FILES; 0: no cap
  *   idle        seconds without input before the game is hung up (0: never;
  *               absent: -1, the daemon's game-idle)
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
@@ -94,21 +100,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GAMECFG_ID_MAX   31 /* [a-z0-9_-] */
-#define GAMECFG_GAMES    64
-#define GAMECFG_ENV_MAX  16
-#define GAMECFG_LINE_MAX 1023
-#define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
-#define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
-#define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
-#define GAMECFG_NAMES    16  /* names in each playground list */
-#define GAMECFG_NAME_MAX 64  /* bytes in one of them */
+#define GAMECFG_ID_MAX     31 /* [a-z0-9_-] */
+#define GAMECFG_GAMES      64
+#define GAMECFG_ENV_MAX    16
+#define GAMECFG_LINE_MAX   1023
+#define GAMECFG_TEXT       512  /* bytes in a value, NUL included */
+#define GAMECFG_DIR_MAX    200  /* bytes in a player's directory (%d) */
+#define GAMECFG_HANGUP_S   10   /* default hangup-timeout, seconds */
+#define GAMECFG_NAMES      16   /* names in each playground list */
+#define GAMECFG_NAME_MAX   64   /* bytes in one of them */
+#define GAMECFG_DISK_MB    64   /* default disk: MB in a player's directory */
+#define GAMECFG_DISK_FILES 2000 /* default disk-files: entries in it */
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
  * read and write it whole */
-#define GAMECFG_RC_MAX   8192
+#define GAMECFG_RC_MAX     8192
 /* ^\: Warren's keys in a hosted game follow it. Not ^], which telnet
  * clients keep as their escape key. */
-#define GAMECFG_PREFIX   0x1C
+#define GAMECFG_PREFIX     0x1C
 
 /* start-timeout's default and most, seconds: below warrend's wait for the
  * spawner's answer (spawner.h), so the player hears why */
@@ -143,7 +151,9 @@ typedef struct {
     char user[33];                           /* "" = the daemon's games-user */
     char term[32];
     gamecfg_limits_t limits;
-    int idle_seconds; /* -1: not given */
+    uint64_t disk_bytes; /* disk: bytes in the player's directory; 0: no cap */
+    uint64_t disk_files; /* disk-files: entries in it; 0: no cap */
+    int idle_seconds;    /* -1: not given */
     int hangup_seconds;
     int start_seconds;         /* start-timeout */
     uint32_t key_prefix;       /* keys = prefix ^C: that control code; 0: direct */

@@ -484,9 +484,14 @@ static void session_idle_over(session_t *s, uint64_t now)
 {
     log_info("idle over user=%s game=%s idle_s=%llu: hung up", s->user, s->kind,
              (unsigned long long)((now - s->last_key_ms) / 1000));
+    session_hang_up(s, "The game was idle too long; it is saved.", "idle");
+}
+
+void session_hang_up(session_t *s, const char *msg, const char *why)
+{
     if (s->player)
-        session_detach(s->player, "The game was idle too long; it is saved.");
-    session_save_and_free(s, "idle");
+        session_detach(s->player, msg);
+    session_save_and_free(s, why);
 }
 
 void session_mark_ended(session_t *s)

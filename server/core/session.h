@@ -139,6 +139,10 @@ void session_play(conn_t *c); /* 'p': resume or start this user's game */
 void session_login_notice(conn_t *c);
 void session_watch(conn_t *c, session_t *s);
 void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
+/* A hosted game ends as after its grace period: its player goes back to
+ * the menu told msg, its program is hung up (backend save with why, then
+ * stop), the session goes once it exited. */
+void session_hang_up(session_t *s, const char *msg, const char *why);
 void session_key(conn_t *c, key_event_t k);
 void session_resized(conn_t *c);
 /* A watcher's overlay changed (watch.c): its own frame, or the shared one again. */

@@ -393,9 +393,11 @@ static void on_exited(ptyproc_t *p, int status, void *user)
 
 #define CANNOT_START "The game cannot start now; the admins can see why in the log."
 #define LATE_START   "The game did not start in time; the admins can see why in the log."
+#define DISK_HELP    "It can start again once they fit: an admin can help."
 
 /* The player is back in the menu, told why (as when the start is refused
- * at once); watchers are told the game ended. */
+ * at once; lines of it on a screen of their own); watchers are told the
+ * game ended. */
 static void start_failed(session_t *s, const char *why)
 {
     conn_t *p = s->player;
@@ -405,8 +407,21 @@ static void start_failed(session_t *s, const char *why)
     }
     hg_of(s)->failed = true;
     session_finish(s);
-    if (p && !p->closing)
+    if (p && !p->closing && strchr(why, '\n'))
+        conn_message(p, why);
+    else if (p && !p->closing)
         conn_menu(p, why);
+}
+
+/* The spawner refused the start: the player's files are over the disk
+ * cap, by how much (SPAWNER_DISK_OVER's sentence). */
+static void disk_refused(session_t *s, const char *how)
+{
+    char say[600];
+    log_warn("hosted start refused user=%s game=%s: over its disk cap: %s", s->user, s->kind, how);
+    snprintf(say, sizeof say, "%s cannot start: your files for it are over its cap.\n%s.\n%s",
+             s->kind_name, how, DISK_HELP);
+    start_failed(s, say);
 }
 
 /* The spawner's answer: the game runs (its id, its rate, its recording),
@@ -415,6 +430,11 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
 {
     session_t *s = user;
     hostgame_t *hg = hg_of(s);
+    size_t over = strlen(SPAWNER_DISK_OVER);
+    if (err && !strncmp(err, SPAWNER_DISK_OVER, over)) {
+        disk_refused(s, err + over);
+        return;
+    }
     if (err) {
         log_error("cannot start game=%s user=%s: %s", s->kind, s->user, err);
         start_failed(s, strcmp(err, SPAWNER_LATE) ? CANNOT_START : LATE_START);
@@ -428,6 +448,26 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     hg->rec = hostrec_open(s->srv, s->user_id, s->kind, w, h); /* before any output is read */
     log_info("hosted start user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(p));
     session_output(s);
+}
+
+/* The spawner hung the program up on its own (its player's directory
+ * over the disk cap): the player goes back to the menu told why, as
+ * after the grace period; the session goes once the program exited. */
+static void on_stopped(ptyproc_t *p, const char *why, void *user)
+{
+    session_t *s = user;
+    conn_t *c = s->player;
+    char line[200], say[600];
+    (void)p;
+    log_warn("hosted stopped user=%s game=%s: over its disk cap: %s", s->user, s->kind, why);
+    if (hg_of(s)->stopping)
+        return;
+    snprintf(line, sizeof line, "%s was stopped: your files for it went over its cap.",
+             s->kind_name);
+    snprintf(say, sizeof say, "%s\n%s.\n%s", line, why, DISK_HELP);
+    session_hang_up(s, line, "disk");
+    if (c && !c->closing && !c->sess) /* the whole of it, on a screen of its own */
+        conn_message(c, say);
 }
 
 /* ---- rc files ---------------------------------------------------------------------------- */
@@ -514,7 +554,7 @@ static int rc_save(server_t *srv, const gamecfg_t *g, const char *user, const ch
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
     ptyproc_opts_t o = {hg->cfg->id, s->user, hg->game_name, c->w, c->h};
-    ptyproc_cbs_t cbs = {on_output, on_exited, on_started};
+    ptyproc_cbs_t cbs = {on_output, on_exited, on_started, on_stopped};
     return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }
 

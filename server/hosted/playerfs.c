@@ -425,3 +425,29 @@ int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, ch
                  e == EINVAL ? "not a regular file" : strerror(e));
     return ret;
 }
+
+/* ---- what the player's directory holds ------------------------------------------------ */
+
+int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
+                   const playerfs_user_t *u, uint64_t stop_bytes, uint64_t stop_entries,
+                   diskuse_t *use, char *err, size_t errlen)
+{
+    *use = (diskuse_t){0};
+    int gfd = fs->games_fd < 0 ? -1 : openat(fs->games_fd, game, DIR_OPEN);
+    int pfd = gfd < 0 ? -1 : openat(gfd, dir, DIR_OPEN);
+    int e = errno;
+    if (gfd >= 0)
+        close(gfd);
+    if (pfd < 0 && e == ENOENT)
+        return 0; /* nothing of theirs yet */
+    if (pfd < 0)
+        return errno = e, dir_fail(err, errlen, "your directory for this game");
+    if (as_user(u) < 0) {
+        close(pfd);
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    }
+    diskuse_measure(pfd, stop_bytes, stop_entries, use);
+    as_self(u);
+    close(pfd);
+    return 0;
+}

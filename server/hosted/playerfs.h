@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "diskuse.h"
 
 #define PLAYERFS_PATH_MAX 256  /* bytes of games-dir's real path */
 #define PLAYERFS_RC_MAX   8192 /* bytes of an rc file (and of rc-default) */
@@ -92,5 +93,13 @@ int playerfs_xlog_first(int dirfd, const char *path, const playerfs_user_t *u, c
  * file, unreadable). */
 int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, char *out, size_t cap,
                        size_t *len, char *err, size_t errlen);
+
+/* What games-dir/game/dir holds (diskuse.h), walked as u, stopping past
+ * stop_bytes or stop_entries (0: never): 0 with *use (all zero when the
+ * directory does not exist yet), or -1 with err (the directory is a link
+ * or cannot be opened). */
+int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
+                   const playerfs_user_t *u, uint64_t stop_bytes, uint64_t stop_entries,
+                   diskuse_t *use, char *err, size_t errlen);
 
 #endif

@@ -288,6 +288,16 @@ static void finish(ptyproc_t *p, int status)
         p->cbs.exited(p, status, p->user);
 }
 
+/* The spawner stopped it on its own, and says why. */
+static void on_stopped_report(pid_t pid, const char *why, void *user)
+{
+    ptyproc_t *p = user;
+    (void)pid;
+    p->hungup = true; /* a hangup asked now would be a repeat */
+    if (!p->closing && p->cbs.stopped)
+        p->cbs.stopped(p, why, p->user);
+}
+
 /* The spawner reaped it. */
 static void on_exit_report(pid_t pid, int status, void *user)
 {
@@ -365,7 +375,7 @@ static ptyproc_t *proc_new(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t 
  * resize made while it started passed on. Returns 0, or -1 (memory). */
 static int proc_run(ptyproc_t *p, int master, pid_t pid)
 {
-    if (spawner_watch(p->sp, pid, on_exit_report, p) < 0)
+    if (spawner_watch(p->sp, pid, on_exit_report, on_stopped_report, p) < 0)
         return -1;
     if (uv_poll_init(p->loop, &p->poll, master) < 0) {
         spawner_unwatch(p->sp, pid);

@@ -67,6 +67,10 @@ typedef struct {
     /* The start's end: err NULL when the program runs, else why it does
      * not (the spawner's reason, a timeout); then no other callback comes. */
     void (*started)(ptyproc_t *p, const char *err, void *user);
+    /* The spawner hung the program up or killed it on its own (its
+     * player's directory over the disk cap): by how much, a sentence for
+     * the player, borrowed; its exit follows. NULL: not told. */
+    void (*stopped)(ptyproc_t *p, const char *why, void *user);
 } ptyproc_cbs_t;
 
 typedef struct {

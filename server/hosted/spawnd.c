@@ -24,6 +24,7 @@
 #include "boxnet.h"
 #include "log.h"
 #include "playerfs.h"
+#include "spawndisk.h"
 #include "spawnmsg.h"
 
 #define KIDS_MAX     4096  /* programs at once: more is refused */
@@ -57,7 +58,8 @@ typedef struct {
     uint64_t next_scan;
     pid_t self;
     playerfs_t fs;
-    boxnets_t nets; /* the namespaces games without network share */
+    boxnets_t nets;   /* the namespaces games without network share */
+    spawndisk_t disk; /* the running games' directories, measured */
     kid_t *kids;
     int nkids, cap;
     start_t starts[STARTS_MAX];
@@ -108,16 +110,18 @@ static int kid_add(spawnd_t *d, pid_t pid, int game)
 
 static void kid_remove(spawnd_t *d, kid_t *k)
 {
+    spawndisk_forget(&d->disk, k->pid);
     *k = d->kids[--d->nkids];
 }
 
 static void hangup(spawnd_t *d, kid_t *k)
 {
     const gamecfg_t *g = &d->cfg->games->games[k->game];
+    if (k->kill_at) /* hung up already: its SIGKILL is due */
+        return;
     kill(-k->pid, SIGHUP);
     kill(-k->pid, SIGCONT); /* a stopped program must see its SIGHUP */
-    if (!k->kill_at)
-        k->kill_at = now_ms() + (uint64_t)g->hangup_seconds * 1000u;
+    k->kill_at = now_ms() + (uint64_t)g->hangup_seconds * 1000u;
 }
 
 /* ---- what programs leave behind -------------------------------------------------------- */
@@ -373,6 +377,10 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
     const char *rc = gamecfg_rc_name(g), *def = rc && g->rc_default[0] ? g->rc_default : NULL;
     gamecfg_launch_t la;
     pid_t pid = -1;
+    if (spawndisk_check(&d->disk, *game, m->dir, err, errlen) < 0) {
+        close(dirfd);
+        return -1;
+    }
     xlog_first(g, dirfd, &pu, m->dir);
     playground_files(g, dirfd, &pu, m->dir);
     if ((!rc || playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) == 0) &&
@@ -421,6 +429,7 @@ static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
     /* the loop reads no request while STARTS_MAX starts wait: room */
     uint64_t deadline = now_ms() + (uint64_t)d->cfg->games->games[game].start_seconds * 1000u;
     d->starts[d->nstarts++] = (start_t){pid, game, master, report, m->seq, deadline, false, 0};
+    spawndisk_watch(&d->disk, pid, game, m->dir, now_ms());
 }
 
 static void start_remove(spawnd_t *d, start_t *st)
@@ -435,6 +444,7 @@ static void start_running(spawnd_t *d, start_t st)
 {
     if (kid_add(d, st.pid, st.game) < 0) { /* no room to keep it: it goes */
         kill(-st.pid, SIGKILL);
+        spawndisk_forget(&d->disk, st.pid);
         close(st.master);
         reply_failed(d, st.seq, "out of memory");
         return;
@@ -464,6 +474,7 @@ static void start_report(spawnd_t *d, start_t *st)
         start_running(d, one);
         return;
     }
+    spawndisk_forget(&d->disk, one.pid);
     if (!one.ended) /* it reported and exits: no program, no exit to tell */
         while (waitpid(one.pid, NULL, 0) < 0 && errno == EINTR)
             ;
@@ -478,6 +489,7 @@ static void start_late(spawnd_t *d, start_t *st)
 {
     start_t one = *st;
     start_remove(d, st);
+    spawndisk_forget(&d->disk, one.pid);
     if (!one.ended) {
         kill(-one.pid, SIGKILL);
         kill(one.pid, SIGKILL); /* before its setsid it leads no group */
@@ -646,9 +658,26 @@ static void serve(spawnd_t *d)
 
 /* ---- the loop ---------------------------------------------------------------------------- */
 
+/* A game over its disk cap (spawndisk.h): warrend is told why first, so
+ * the player hears it before the exit. One still starting is killed. */
+static void on_disk(void *ud, pid_t pid, spawndisk_act_t act, const char *why)
+{
+    spawnd_t *d = ud;
+    kid_t *k = kid_find(d, pid);
+    spawnmsg_t m = {.type = SPAWNMSG_STOPPED, .pid = pid, .text = why, .len = strlen(why)};
+    if (k && !d->eof && spawnmsg_send(d->sock, &m, -1) < 0 && errno != EPIPE && errno != ECONNRESET)
+        log_error("spawner: cannot report a stop pid=%d: %s", (int)pid, strerror(errno));
+    if (k && act == SPAWNDISK_HANGUP)
+        hangup(d, k);
+    else
+        kill(-pid, SIGKILL);
+}
+
 static void run_timers(spawnd_t *d)
 {
     uint64_t now = now_ms();
+    if (!d->eof)
+        spawndisk_run(&d->disk, now, on_disk, d);
     for (int i = 0; i < d->nkids; i++)
         if (d->kids[i].kill_at && d->kids[i].kill_at <= now) {
             kill(-d->kids[i].pid, SIGKILL);
@@ -666,6 +695,9 @@ static void run_timers(spawnd_t *d)
 static int next_timeout(const spawnd_t *d)
 {
     uint64_t now = now_ms(), due = d->eof ? d->give_up : (d->nkids ? d->next_scan : 0);
+    uint64_t disk = d->eof ? 0 : spawndisk_next(&d->disk);
+    if (disk && (!due || disk < due))
+        due = disk;
     for (int i = 0; i < d->nkids; i++)
         if (d->kids[i].kill_at && (!due || d->kids[i].kill_at < due))
             due = d->kids[i].kill_at;
@@ -748,6 +780,7 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     d.cfg = cfg;
     d.fs.games_fd = -1;
     d.nets.scope = -1;
+    spawndisk_init(&d.disk, cfg, &d.fs);
     setup(&d, sock);
     for (;;) {
         struct pollfd p[2 + STARTS_MAX];

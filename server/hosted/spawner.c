@@ -20,12 +20,15 @@
 typedef struct {
     pid_t pid;
     spawner_exit_fn *fn; /* NULL: an exit that came before anyone watched (dropped) */
+    spawner_stopped_fn *stopped;
     void *user;
 } watch_t;
 
+/* A report for a watcher: an exit, or why the spawner stopped it. */
 typedef struct {
     pid_t pid;
     int status;
+    char *why; /* a STOPPED report's reason (owned), else NULL */
 } exit_t;
 
 /* What a request waits for: a start, or an rc file read or written. */
@@ -241,7 +244,8 @@ static void update_ref(spawner_t *sp)
         uv_unref((uv_handle_t *)&sp->poll);
 }
 
-int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, void *user)
+int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, spawner_stopped_fn *stopped,
+                  void *user)
 {
     if (sp->nwatch == sp->capwatch) {
         int cap = sp->capwatch ? sp->capwatch * 2 : 16;
@@ -251,7 +255,7 @@ int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, void *user)
         sp->watches = w;
         sp->capwatch = cap;
     }
-    sp->watches[sp->nwatch++] = (watch_t){pid, fn, user};
+    sp->watches[sp->nwatch++] = (watch_t){pid, fn, stopped, user};
     update_ref(sp);
     return 0;
 }
@@ -280,7 +284,12 @@ static void deliver_queued(spawner_t *sp)
     while (sp->nexit) {
         exit_t e = sp->exits[0];
         memmove(sp->exits, sp->exits + 1, sizeof e * (size_t)--sp->nexit);
-        deliver(sp, e.pid, e.status);
+        watch_t *w = e.why ? watch_find(sp, e.pid) : NULL;
+        if (w && w->stopped)
+            w->stopped(e.pid, e.why, w->user);
+        if (!e.why)
+            deliver(sp, e.pid, e.status);
+        free(e.why);
     }
 }
 
@@ -294,19 +303,20 @@ static void on_later(uv_timer_t *t)
     deliver_queued(t->data);
 }
 
-static void queue_exit(spawner_t *sp, pid_t pid, int status)
+static void queue_exit(spawner_t *sp, pid_t pid, int status, char *why)
 {
     if (sp->nexit == sp->capexit) {
         int cap = sp->capexit ? sp->capexit * 2 : 16;
         exit_t *e = realloc(sp->exits, sizeof *e * (size_t)cap);
         if (!e) { /* the report is lost; the program's pty still ends the session */
             log_error("spawner: out of memory: exit of pid=%d dropped", (int)pid);
+            free(why);
             return;
         }
         sp->exits = e;
         sp->capexit = cap;
     }
-    sp->exits[sp->nexit++] = (exit_t){pid, status};
+    sp->exits[sp->nexit++] = (exit_t){pid, status, why};
     if (sp->attached)
         uv_timer_start(&sp->later, on_later, 0, 0);
 }
@@ -322,7 +332,7 @@ static void spawner_lost(spawner_t *sp, const char *why)
     if (sp->attached)
         uv_poll_stop(&sp->poll);
     for (int i = 0; i < sp->nwatch; i++)
-        queue_exit(sp, sp->watches[i].pid, -1);
+        queue_exit(sp, sp->watches[i].pid, -1, NULL);
     fail_starts(sp, 0, KINDS,
                 "the spawner is gone: hosted games cannot start until warrend restarts");
 }
@@ -356,6 +366,19 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Why the spawner stopped a program: queued as its exit is, so its
+ * watcher, set once the start's answer is delivered, hears it before
+ * the exit. */
+static void stopped(spawner_t *sp, const spawnmsg_t *m)
+{
+    char *why = malloc(m->len + 1);
+    if (!why)
+        return;
+    memcpy(why, m->text, m->len);
+    why[m->len] = 0;
+    queue_exit(sp, m->pid, 0, why);
+}
+
 /* A message no call waits for: an exit is queued; a program started for a
  * call that gave up waiting is killed (no one would ever hang it up). */
 static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
@@ -363,7 +386,9 @@ static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
     if (take_answer(sp, m, fd))
         return;
     if (m->type == SPAWNMSG_EXIT)
-        queue_exit(sp, m->pid, m->status);
+        queue_exit(sp, m->pid, m->status, NULL);
+    else if (m->type == SPAWNMSG_STOPPED)
+        stopped(sp, m);
     else if (m->type == SPAWNMSG_SPAWNED)
         send_signal(sp, m->pid, SPAWNMSG_KILL);
     if (*fd >= 0)
@@ -453,7 +478,8 @@ static void start_answer(spawner_t *sp, starting_t *st, const spawnmsg_t *m, int
 /* A request's answer is kept for its callback: true when m was one. */
 static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
 {
-    starting_t *st = m->type == SPAWNMSG_EXIT ? NULL : starting_find(sp, m->seq);
+    bool report = m->type == SPAWNMSG_EXIT || m->type == SPAWNMSG_STOPPED;
+    starting_t *st = report ? NULL : starting_find(sp, m->seq);
     if (!st || st->answered)
         return false;
     if (st->kind == REQ_START)
@@ -638,6 +664,8 @@ void spawner_free(spawner_t *sp)
         free(w);
     }
     free(sp->watches);
+    for (int i = 0; i < sp->nexit; i++)
+        free(sp->exits[i].why);
     free(sp->exits);
     free(sp);
 }

@@ -30,7 +30,11 @@
  *   - when warrend goes away (end of file on the socket: an exit, a crash,
  *     SIGKILL) hangs every program up as above and exits once all are gone;
  *   - reads and replaces players' rc files (playerfs.h), and reads the
- *     tail of a player's own xlogfile, as the game's user.
+ *     tail of a player's own xlogfile, as the game's user;
+ *   - keeps each game to its section's disk caps (spawndisk.h): a start
+ *     over one is refused (its reason begins with SPAWNER_DISK_OVER), a
+ *     running game over one is hung up (killed at twice a cap) and
+ *     warrend told why (spawner_watch's stopped).
  *
  * warrend's side runs on the home loop. Starting a program is
  * asynchronous: the request is sent and its answer (the pty's master with
@@ -68,6 +72,11 @@
  * the game's start-timeout (gamecfg.h): it was killed */
 #define SPAWNER_LATE         "the game did not start in time"
 _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is answered in time");
+
+/* A start's reason that begins with this: the player's files are over
+ * the game's disk cap, and the rest of it, a sentence for the player,
+ * says by how much. */
+#define SPAWNER_DISK_OVER "disk over: "
 
 /* Whom a game's program runs as. */
 typedef struct {
@@ -155,9 +164,14 @@ int spawner_starting(const spawner_t *sp);
 
 /* pid's exit is reported once to fn, on the loop, after its start's
  * answer was delivered; a program whose report cannot come (the spawner
- * ended) is reported with status -1. */
+ * ended) is reported with status -1. Before it, stopped (NULL: none)
+ * hears why, should the spawner hang the program up or kill it on its
+ * own (its directory over the disk cap): why says by how much, a
+ * sentence for the player, borrowed for the call. */
 typedef void spawner_exit_fn(pid_t pid, int status, void *user);
-int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, void *user);
+typedef void spawner_stopped_fn(pid_t pid, const char *why, void *user);
+int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, spawner_stopped_fn *stopped,
+                  void *user);
 void spawner_unwatch(spawner_t *sp, pid_t pid);
 /* SIGHUP and SIGCONT to pid's group, SIGKILL after the game's
  * hangup-timeout; or SIGKILL now. Only the spawner's own programs. */

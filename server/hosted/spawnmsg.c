@@ -39,6 +39,7 @@ static const struct {
     [SPAWNMSG_DONE] = {"done", {F_END}, false},
     [SPAWNMSG_EXIT] = {"exit", {F_PID, F_STATUS}, false},
     [SPAWNMSG_XLOG_READ] = {"xlog-read", {F_GAME, F_DIR}, false},
+    [SPAWNMSG_STOPPED] = {"stopped", {F_PID, F_TEXT}, false},
 };
 
 const char *spawnmsg_type_name(int type)
@@ -65,7 +66,7 @@ static bool text_ok(const spawnmsg_t *m)
 {
     if (m->len > SPAWNMSG_TEXT_MAX || (m->len && !m->text) || memchr(m->text, 0, m->len))
         return false;
-    if (m->type != SPAWNMSG_FAILED)
+    if (m->type != SPAWNMSG_FAILED && m->type != SPAWNMSG_STOPPED)
         return true;
     for (size_t i = 0; i < m->len; i++)
         if ((unsigned char)m->text[i] < 0x20 || m->text[i] == 0x7F)

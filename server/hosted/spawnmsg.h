@@ -16,14 +16,16 @@
  *     FAILED   text: why, for the log and the player
  *     RC_TEXT  text            DONE   (empty)
  *     EXIT     u32 pid, i32 status (as from waitpid)
+ *     STOPPED  u32 pid, text: the spawner hung the program up (or killed
+ *              it) on its own, and why, for the player (spawndisk.h)
  * Every field is checked, whoever sent it (the spawner is the privileged
  * side reading the less privileged one): a game id is 1..GAMECFG_ID_MAX of
  * [a-z0-9_-]; a name (%n) and a dir (the account's game name: %u and
  * the name of the player's directory, one path component)
  * 1..CMDLINE_NAME_MAX of [A-Za-z0-9_-]; w in VTGRID_MIN_W..
  * SCREEN_MAX_W and h in 1..SCREEN_MAX_H; a pid 1..INT32_MAX; a text at most
- * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED reason also without
- * control characters); a deadline any value (CLOCK_MONOTONIC ms: a save
+ * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED or STOPPED reason also
+ * without control characters); a deadline any value (CLOCK_MONOTONIC ms: a save
  * the spawner comes to later is refused, warrend gave up on it); nothing
  * may trail the last field.
  *
@@ -56,6 +58,7 @@ typedef enum {
     SPAWNMSG_DONE,
     SPAWNMSG_EXIT,
     SPAWNMSG_XLOG_READ, /* a request: answered with RC_TEXT */
+    SPAWNMSG_STOPPED,   /* a report, as EXIT */
     SPAWNMSG_TYPES
 } spawnmsg_type_t;
 

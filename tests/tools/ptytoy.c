@@ -66,6 +66,13 @@
  *              "umount proc: ok|why", "mount proc: ok|why", then "ls:
  *              NAME ..." (what DIR lists after) and "pids: P ..." (what
  *              /proc lists), then waits for 'q'
+ *   fill files|bytes N [nohup]
+ *              fills its working directory (the player's), as a program
+ *              that would fill the disk: N empty files ("files") or N
+ *              files of 1 MB written ("bytes"), named fill-NNNNN; prints
+ *              "fill ready" first and "filled N" (or "fill: " and why
+ *              not) after, then waits for 'q'. With nohup it ignores
+ *              SIGHUP and, once filled, sleeps until it is killed
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -648,6 +655,46 @@ static int unmount(const char *dir)
     return wait_q();
 }
 
+/* One file of fill: empty, or of 1 MB written. */
+static int fill_one(int i, bool bytes)
+{
+    static char block[64 * 1024];
+    char name[32];
+    snprintf(name, sizeof name, "fill-%05d", i);
+    int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    memset(block, 'x', sizeof block);
+    for (int k = 0; bytes && k < 16; k++)
+        if (write(fd, block, sizeof block) != (ssize_t)sizeof block) {
+            close(fd);
+            return -1;
+        }
+    return close(fd);
+}
+
+static int fill(int argc, char **argv)
+{
+    bool bytes = argc > 2 && !strcmp(argv[2], "bytes");
+    bool hup = !(argc > 4 && !strcmp(argv[4], "nohup"));
+    int n = argc > 3 ? atoi(argv[3]) : 0, i = 0;
+    char line[300];
+    if (!hup)
+        signal(SIGHUP, SIG_IGN);
+    raw_mode();
+    out("fill ready\r\n");
+    while (i < n && fill_one(i, bytes) == 0)
+        i++;
+    if (i < n)
+        snprintf(line, sizeof line, "fill: %s after %d\r\n", strerror(errno), i);
+    else
+        snprintf(line, sizeof line, "filled %d\r\n", n);
+    out(line);
+    if (!hup)
+        sleep_forever();
+    return wait_q();
+}
+
 static int exit_with(int argc, char **argv)
 {
     return argc > 2 ? atoi(argv[2]) : 0;
@@ -692,6 +739,7 @@ static const struct {
     {"keys", keys, NULL},          {"xlog", NULL, xlog_row},       {"connect", NULL, connect_to},
     {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
     {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
+    {"fill", NULL, fill},
 };
 
 int main(int argc, char **argv)
@@ -703,6 +751,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
                     "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
                     "NAME|peek|kill|snoop [DIR...]|"
-                    "grab DIR|unmount DIR\n");
+                    "grab DIR|unmount DIR|fill files|bytes N [nohup]\n");
     return 2;
 }

@@ -47,6 +47,7 @@ START_TEST(messages_round_trip)
         {.type = SPAWNMSG_EXIT, .pid = 99, .status = -1},
         {.type = SPAWNMSG_DONE, .seq = 9},
         {.type = SPAWNMSG_XLOG_READ, .seq = 10, .game = "nethack", .dir = "bob_9"},
+        {.type = SPAWNMSG_STOPPED, .pid = 42, .text = "They take 9.0 MB", .len = 16},
     };
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
         size_t n = build(&in[i], buf);
@@ -341,6 +342,73 @@ START_TEST(the_games_user_rights_bound_the_work)
 }
 END_TEST
 
+/* What a player's directory holds, at path below the box's games-dir. */
+static diskuse_t usage_of(fsbox_t *b, const char *dir, uint64_t stop_bytes, uint64_t stop_entries)
+{
+    char err[300];
+    diskuse_t use;
+    ck_assert_msg(playerfs_usage(&b->fs, "nethack", dir, &b->u, stop_bytes, stop_entries, &use, err,
+                                 sizeof err) == 0,
+                  "%s", err);
+    return use;
+}
+
+START_TEST(disk_use_counts_blocks_and_entries_never_through_a_link)
+{
+    fsbox_t b;
+    fsbox_open(&b);
+    char err[300], path[600];
+    ck_assert_uint_eq(usage_of(&b, "none", 0, 0).entries, 0); /* no directory yet: nothing */
+    int fd = player_dir(&b, "du", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    close(fd);
+    snprintf(path, sizeof path, "%s/nethack/du", b.games);
+    char p[700];
+    snprintf(p, sizeof p, "%s/sparse", path); /* 100 MB long, nothing written */
+    int f = open(p, O_WRONLY | O_CREAT, 0600);
+    ck_assert_int_eq(ftruncate(f, 100 << 20), 0);
+    close(f);
+    snprintf(p, sizeof p, "%s/written", path); /* 1 MB written */
+    static char mb[1 << 20];
+    memset(mb, 'x', sizeof mb);
+    f = open(p, O_WRONLY | O_CREAT, 0600);
+    ck_assert_int_eq(write(f, mb, sizeof mb), (ssize_t)sizeof mb);
+    ck_assert_int_eq(fsync(f), 0);
+    close(f);
+    snprintf(p, sizeof p, "%s/sub", path);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/sub/f%d", path, i);
+        write_file(p, "x", 0600);
+    }
+    snprintf(p, sizeof p, "%s/root", path); /* a link to the whole box: one entry */
+    ck_assert_int_eq(symlink(b.root, p), 0);
+    diskuse_t u = usage_of(&b, "du", 0, 0);
+    ck_assert_uint_eq(u.entries, 7); /* sparse, written, sub, its 3, the link */
+    ck_assert_msg(u.bytes >= (1u << 20) && u.bytes < (2u << 20), "%llu",
+                  (unsigned long long)u.bytes);
+    ck_assert(!u.cut && !u.deep);
+    ck_assert(diskuse_over(&u, 1 << 20, 0) && !diskuse_over(&u, 2 << 20, 7) &&
+              diskuse_over(&u, 0, 6));
+    /* bounded: it stops past a stop value, and says so */
+    u = usage_of(&b, "du", 0, 2);
+    ck_assert(u.cut && u.entries == 3);
+    char say[160];
+    diskuse_say(&u, 0, 2, say, sizeof say);
+    ck_assert_str_eq(say, "They are at least 3 files and directories, over the 2 allowed");
+    /* nested deeper than any game needs: over, whatever it holds */
+    size_t at = strlen(path);
+    snprintf(p, sizeof p, "%s", path);
+    for (int i = 0; i <= DISKUSE_DEPTH_MAX && at + 2 < sizeof p; i++, at += 2) {
+        memcpy(p + at, "/d", 3);
+        ck_assert_int_eq(mkdir(p, 0755), 0);
+    }
+    u = usage_of(&b, "du", 0, 0);
+    ck_assert(u.deep && diskuse_over(&u, 64 << 20, 2000));
+    fsbox_close(&b);
+}
+END_TEST
+
 Suite *suite_server_hosted_box(void)
 {
     Suite *s = suite_create("server.hosted_box");
@@ -351,6 +419,7 @@ Suite *suite_server_hosted_box(void)
     tcase_add_test(t, planted_links_lead_nowhere);
     tcase_add_test(t, fifos_and_huge_files_are_refused_at_once);
     tcase_add_test(t, the_games_user_rights_bound_the_work);
+    tcase_add_test(t, disk_use_counts_blocks_and_entries_never_through_a_link);
     suite_add_tcase(s, t);
     return s;
 }

@@ -167,6 +167,8 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_uint_eq(n->limits.memory_bytes, 512ull << 20);
     ck_assert_uint_eq(n->limits.cpu_seconds, 3600);
     ck_assert_uint_eq(n->limits.files, 0);
+    ck_assert_uint_eq(n->disk_bytes, 64ull << 20); /* not given: the caps are on */
+    ck_assert_uint_eq(n->disk_files, 2000);
     ck_assert_int_eq(n->idle_seconds, 1800);
     ck_assert_int_eq(n->hangup_seconds, 10); /* the default */
     ck_assert_str_eq(n->term, "xterm-256color");
@@ -187,6 +189,14 @@ START_TEST(gamecfg_parses_sections)
         parse(&o, "[game own]\ncommand = /bin/x\nxlogfile = %d/playground/xlog-file.1\n", err) == 0,
         "%s", err);
     ck_assert_str_eq(gamecfg_xlog_own(&o.games[0]), "playground/xlog-file.1");
+    gamecfg_list_free(&o);
+    /* the disk caps: MB and entries; 0 turns one off */
+    ck_assert_msg(parse(&o, "[game d]\ncommand = /bin/x\ndisk = 8\ndisk-files = 0\n", err) == 0,
+                  "%s", err);
+    ck_assert(o.games[0].disk_bytes == 8ull << 20 && o.games[0].disk_files == 0);
+    gamecfg_list_free(&o);
+    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ndisk-files = -1\n", err), -1);
+    ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 10000000, got \"-1\"");
     gamecfg_list_free(&o);
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);

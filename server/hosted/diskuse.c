@@ -1,0 +1,107 @@
+/* diskuse — a bounded walk of a player's directory (diskuse.h). */
+#include "diskuse.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SUBDIR_OPEN (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+
+typedef struct {
+    uint64_t stop_bytes, stop_entries;
+    diskuse_t *use;
+} walk_t;
+
+static bool past_stop(const walk_t *w)
+{
+    const diskuse_t *u = w->use;
+    return (w->stop_bytes && u->bytes > w->stop_bytes) ||
+           (w->stop_entries && u->entries > w->stop_entries);
+}
+
+static void walk_dir(walk_t *w, int fd, int depth);
+
+/* One entry of the directory fd: counted, and walked when a directory. */
+static void walk_entry(walk_t *w, int fd, const char *name, int depth)
+{
+    struct stat st;
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (errno != ENOENT) /* gone meanwhile: nothing to count */
+            w->use->deep = true;
+        return;
+    }
+    w->use->entries++;
+    w->use->bytes += (uint64_t)st.st_blocks * 512u;
+    if (!S_ISDIR(st.st_mode))
+        return;
+    if (depth >= DISKUSE_DEPTH_MAX) {
+        w->use->deep = true;
+        return;
+    }
+    int sub = openat(fd, name, SUBDIR_OPEN);
+    if (sub < 0) {
+        if (errno != ENOENT)
+            w->use->deep = true;
+        return;
+    }
+    walk_dir(w, sub, depth + 1); /* closes sub */
+}
+
+/* The directory fd (closed here), entry by entry, until a stop. */
+static void walk_dir(walk_t *w, int fd, int depth)
+{
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+        close(fd);
+        w->use->deep = true;
+        return;
+    }
+    struct dirent *e;
+    errno = 0;
+    while (!w->use->deep && !past_stop(w) && (e = readdir(dir))) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            walk_entry(w, dirfd(dir), e->d_name, depth);
+        errno = 0;
+    }
+    if (errno)
+        w->use->deep = true;
+    closedir(dir);
+}
+
+int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, diskuse_t *use)
+{
+    *use = (diskuse_t){0};
+    walk_t w = {stop_bytes, stop_entries, use};
+    int fd = openat(dirfd, ".", SUBDIR_OPEN);
+    if (fd < 0) {
+        use->deep = true;
+        return 0;
+    }
+    walk_dir(&w, fd, 0);
+    use->cut = past_stop(&w);
+    return 0;
+}
+
+bool diskuse_over(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries)
+{
+    return use->deep || (cap_bytes && use->bytes > cap_bytes) ||
+           (cap_entries && use->entries > cap_entries);
+}
+
+void diskuse_say(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries, char *out,
+                 size_t n)
+{
+    const char *least = use->cut ? "at least " : "";
+    if (use->deep)
+        snprintf(out, n, "A directory in them is nested too deep or cannot be read");
+    else if (cap_bytes && use->bytes > cap_bytes)
+        snprintf(out, n, "They take %s%.1f MB, over the %llu MB allowed", least,
+                 (double)use->bytes / (1024.0 * 1024.0),
+                 (unsigned long long)(cap_bytes / (1024u * 1024u)));
+    else
+        snprintf(out, n, "They are %s%llu files and directories, over the %llu allowed", least,
+                 (unsigned long long)use->entries, (unsigned long long)cap_entries);
+}

@@ -1,0 +1,47 @@
+/* diskuse — what a player's directory of a hosted game holds in all:
+ * bytes in use and entries, for the disk caps of a [game ID] section
+ * (gamecfg.h: disk, disk-files).
+ *
+ * The walk is the spawner's (spawner.h), in a tree a hostile program may
+ * have shaped: every step is relative to an open directory, with
+ * O_NOFOLLOW and AT_SYMLINK_NOFOLLOW, so a link is counted as an entry
+ * and never followed; it runs with whatever file-system ids the caller
+ * set (playerfs.h: the game's user). It is bounded: it stops counting
+ * once either total passes its stop value, and a directory nested deeper
+ * than DISKUSE_DEPTH_MAX, or one it cannot open or list, makes the tree
+ * count as over (deep set): no game needs either, and a program could
+ * hide files behind them.
+ *
+ * Bytes are st_blocks * 512 of every entry (a sparse file counts what
+ * it uses, a directory its own blocks); entries are everything below the
+ * directory, itself not counted. A file linked twice counts twice. */
+#ifndef WARREN_DISKUSE_H
+#define WARREN_DISKUSE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DISKUSE_DEPTH_MAX 32 /* directories below the player's */
+
+typedef struct {
+    uint64_t bytes, entries;
+    bool cut;  /* it stopped counting past a stop value: both are at least this */
+    bool deep; /* too deep, or a directory that could not be read: over */
+} diskuse_t;
+
+/* The tree below dirfd (borrowed, not moved), into use, stopping once
+ * bytes passes stop_bytes or entries stop_entries (0: never). Returns
+ * 0; a failure inside the tree is use->deep, not an error. */
+int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, diskuse_t *use);
+
+/* Whether use is over a cap of bytes or entries (0: no cap). */
+bool diskuse_over(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries);
+
+/* What use is, against its caps, for a player, one sentence without its
+ * full stop ("They take 70.1 MB, over the 64 MB allowed", "They are at
+ * least 4001 files and directories, over the 2000 allowed", ...): the
+ * part that is over. */
+void diskuse_say(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries, char *out,
+                 size_t n);
+
+#endif

@@ -1,0 +1,143 @@
+"""A hosted game's disk caps with the real daemon, real telnet and real
+files (tests/tools/ptytoy fill): a program that fills its player's
+directory past `disk` (bytes) or `disk-files` (entries) is hung up
+(SIGHUP, long before its hangup-timeout) and its player told why; one
+that ignores the hangup and holds twice the cap is killed at once; the
+player's next start is refused while the directory is over, nothing
+spawned, and starts again once it is under. Debian's NetHack, under the
+default caps, plays, saves and comes back as before."""
+import re
+import shutil
+
+from harness import Daemon, unique_name
+from test_hosted import answer_until, open_to_games, own_saves, playground, settle, to_map, toy_copy
+
+STOPPED = "was stopped: your files for it went over its cap."
+REFUSED = "cannot start: your files for it are over its cap."
+HELP = "It can start again once they fit: an admin can help."
+
+
+def start(bindir, tmp_path, sections):
+    open_to_games(tmp_path)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(sections)
+    return Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+
+
+def fill_sections(toy):
+    """Three fillers, hangup-timeout a minute: an exit within seconds is
+    the cap's doing, not the timeout's."""
+    return (f"[game bytes]\ncommand = {toy} fill bytes 12\ndisk = 8\nhangup-timeout = 60\n"
+            f"[game files]\ncommand = {toy} fill files 150\ndisk-files = 100\n"
+            "hangup-timeout = 60\n"
+            f"[game hard]\ncommand = {toy} fill bytes 40 nohup\ndisk = 8\nhangup-timeout = 60\n")
+
+
+def player_dir(d, game, name):
+    return d.db.parent / "games" / game / name
+
+
+def told(t, first, over):
+    """The message screen: first, then by how much, then the help; any
+    key back to the menu."""
+    t.wait_for(HELP)
+    lines = [ln.strip() for ln in t.lines()]
+    at = lines.index(first)
+    assert lines[at + 1:at + 3] == [over + ".", HELP], lines
+    t.send(" ")
+    t.wait_for("Your choice")
+
+
+def stopped_then_refused(d, t, name, game, key, status, over):
+    """name's game (menu key) went over: stopped with status (told),
+    refused while over, started once the operator made room."""
+    pid = d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1)
+    d.wait_log(rf"spawner: disk over game={game} dir={name} pid={pid} ")
+    d.wait_log(rf"hosted stopped user={name} game={game}: over its disk cap: {re.escape(over)}")
+    d.wait_log(rf"program exited user={name} game={game} pid={pid} status={status}\b", timeout=10)
+    told(t, f"{game} {STOPPED}", over)
+    t.send(key)  # over still: refused, nothing started
+    told(t, f"{game} {REFUSED}", over)
+    d.wait_log(rf"spawner: disk over game={game} dir={name} bytes=\d+ entries=\d+: start refused")
+    assert len(re.findall(rf"hosted start user={name} game={game} ", d.log())) == 1
+    pdir = player_dir(d, game, name)
+    for f in sorted(pdir.glob("fill-*"))[4:]:  # the operator makes room
+        f.unlink()
+    t.send(key)
+    d.wait_log(rf"hosted start user={name} game={game} pid=\d+")
+
+
+def test_a_program_over_its_cap_is_stopped_told_and_refused_until_under(bindir, tmp_path,
+                                                                        clients):
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, fill_sections(toy))
+    try:
+        t = clients(d.port)
+        name = unique_name("by")
+        t.register(name)
+        t.send("1")
+        stopped_then_refused(d, t, name, "bytes", "1", 1, "They take 12.0 MB, over the 8 MB allowed")
+        f = clients(d.port)
+        other = unique_name("fi")
+        f.register(other)
+        f.send("2")
+        stopped_then_refused(d, f, other, "files", "2",
+                             1, "They are 150 files and directories, over the 100 allowed")
+        assert (player_dir(d, "bytes", other).exists() is False)  # each player's own
+    finally:
+        d.stop_clean()
+
+
+def test_a_program_that_ignores_the_hangup_at_twice_its_cap_is_killed_at_once(bindir, tmp_path,
+                                                                               clients):
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, fill_sections(toy))
+    try:
+        t = clients(d.port)
+        name = unique_name("hd")
+        t.register(name)
+        t.send("3")
+        pid = d.wait_log(rf"hosted start user={name} game=hard pid=(\d+)").group(1)
+        m = d.wait_log(rf"spawner: disk over game=hard dir={name} pid={pid} bytes=(\d+) "
+                       r"entries=\d+: killed")
+        assert int(m.group(1)) > 16 << 20
+        # SIGKILL (9), not the SIGHUP it ignores, well before hangup-timeout (60 s)
+        d.wait_log(rf"program exited user={name} game=hard pid={pid} status=9\b", timeout=5)
+        t.wait_for(HELP)
+        assert re.search(rf"hard {re.escape(STOPPED)}\s+They take at least \d+\.\d MB, over the 8 MB "
+                         r"allowed\.", t.text()), t.text()
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("3")
+        t.wait_for(HELP)
+        assert f"hard {REFUSED}" in t.text()
+        assert len(re.findall(rf"hosted start user={name} game=hard ", d.log())) == 1
+    finally:
+        d.stop_clean()
+
+
+def test_nethack_under_the_default_caps_plays_saves_and_comes_back(bindir, tmp_path, clients):
+    pg, conf = playground(tmp_path, bindir)
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        t = clients(d.port)
+        name = unique_name("nh")
+        t.register(name)
+        t.send("1")
+        to_map(t)
+        settle(t)
+        t.play_keys("s" * 5)
+        t.play_keys("S")
+        t.wait_for("Really save?")
+        t.send("y")
+        t.wait_for("was saved", timeout=30)
+        assert len(list(own_saves(pg, name).iterdir())) == 1
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("1")
+        answer_until(t, "Dlvl:")
+        assert "welcome back" in t.raw.decode("utf-8", "replace")
+        assert "disk over" not in d.log() and "hosted stopped" not in d.log()
+    finally:
+        d.stop_clean()
+    shutil.rmtree(tmp_path / "daemon" / "games", ignore_errors=True)
