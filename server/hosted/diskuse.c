@@ -12,6 +12,8 @@
 
 typedef struct {
     uint64_t stop_bytes, stop_entries;
+    diskuse_dir_fn *dir_fn;
+    void *ud;
     diskuse_t *use;
 } walk_t;
 
@@ -53,6 +55,8 @@ static void walk_entry(walk_t *w, int fd, const char *name, int depth)
 /* The directory fd (closed here), entry by entry, until a stop. */
 static void walk_dir(walk_t *w, int fd, int depth)
 {
+    if (w->dir_fn)
+        w->dir_fn(fd, w->ud);
     DIR *dir = fdopendir(fd);
     if (!dir) {
         close(fd);
@@ -71,10 +75,11 @@ static void walk_dir(walk_t *w, int fd, int depth)
     closedir(dir);
 }
 
-int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, diskuse_t *use)
+int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, diskuse_dir_fn *dir_fn,
+                    void *ud, diskuse_t *use)
 {
     *use = (diskuse_t){0};
-    walk_t w = {stop_bytes, stop_entries, use};
+    walk_t w = {stop_bytes, stop_entries, dir_fn, ud, use};
     int fd = openat(dirfd, ".", SUBDIR_OPEN);
     if (fd < 0) {
         use->deep = true;

@@ -29,10 +29,16 @@ typedef struct {
     bool deep; /* too deep, or a directory that could not be read: over */
 } diskuse_t;
 
+/* Called with each directory of the tree as it is walked (dirfd's own
+ * first): fd is open for the call only (spawndisk.h watches it). */
+typedef void diskuse_dir_fn(int fd, void *ud);
+
 /* The tree below dirfd (borrowed, not moved), into use, stopping once
- * bytes passes stop_bytes or entries stop_entries (0: never). Returns
- * 0; a failure inside the tree is use->deep, not an error. */
-int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, diskuse_t *use);
+ * bytes passes stop_bytes or entries stop_entries (0: never); each
+ * directory to dir_fn (NULL: none). Returns 0; a failure inside the tree
+ * is use->deep, not an error. */
+int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, diskuse_dir_fn *dir_fn,
+                    void *ud, diskuse_t *use);
 
 /* Whether use is over a cap of bytes or entries (0: no cap). */
 bool diskuse_over(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries);

@@ -430,7 +430,7 @@ int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, ch
 
 int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
                    const playerfs_user_t *u, uint64_t stop_bytes, uint64_t stop_entries,
-                   diskuse_t *use, char *err, size_t errlen)
+                   diskuse_dir_fn *dir_fn, void *ud, diskuse_t *use, char *err, size_t errlen)
 {
     *use = (diskuse_t){0};
     int gfd = fs->games_fd < 0 ? -1 : openat(fs->games_fd, game, DIR_OPEN);
@@ -446,7 +446,7 @@ int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
         close(pfd);
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
     }
-    diskuse_measure(pfd, stop_bytes, stop_entries, use);
+    diskuse_measure(pfd, stop_bytes, stop_entries, dir_fn, ud, use);
     as_self(u);
     close(pfd);
     return 0;

@@ -95,11 +95,12 @@ int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, ch
                        size_t *len, char *err, size_t errlen);
 
 /* What games-dir/game/dir holds (diskuse.h), walked as u, stopping past
- * stop_bytes or stop_entries (0: never): 0 with *use (all zero when the
- * directory does not exist yet), or -1 with err (the directory is a link
- * or cannot be opened). */
+ * stop_bytes or stop_entries (0: never), each directory to dir_fn (NULL:
+ * none) as diskuse_measure says: 0 with *use (all zero when the directory
+ * does not exist yet), or -1 with err (the directory is a link or cannot
+ * be opened). */
 int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
                    const playerfs_user_t *u, uint64_t stop_bytes, uint64_t stop_entries,
-                   diskuse_t *use, char *err, size_t errlen);
+                   diskuse_dir_fn *dir_fn, void *ud, diskuse_t *use, char *err, size_t errlen);
 
 #endif

@@ -780,12 +780,15 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     d.cfg = cfg;
     d.fs.games_fd = -1;
     d.nets.scope = -1;
-    spawndisk_init(&d.disk, cfg, &d.fs);
     setup(&d, sock);
+    spawndisk_init(&d.disk, cfg, &d.fs); /* after setup, which closes what was open */
     for (;;) {
-        struct pollfd p[2 + STARTS_MAX];
+        struct pollfd p[2 + STARTS_MAX + 1];
         int n = poll_set(&d, p);
-        int r = poll(p, (nfds_t)n, next_timeout(&d));
+        p[n] = (struct pollfd){spawndisk_fd(&d.disk), POLLIN, 0}; /* last: the starts' stay */
+        int r = poll(p, (nfds_t)n + 1, next_timeout(&d));
+        if (r > 0 && p[n].revents)
+            spawndisk_events(&d.disk, now_ms());
         if (r > 0 && p[1].revents)
             reap(&d);
         for (int i = n - 3; r > 0 && i >= 0; i--) /* downwards: a removal moves a later one */

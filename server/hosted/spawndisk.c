@@ -1,21 +1,117 @@
 /* spawndisk — the running games' directories, measured in turn
  * (spawndisk.h). */
 #include "spawndisk.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "log.h"
+
+/* What a change in a watched directory is: a write, a new entry. */
+#define WATCH_MASK (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs)
 {
     *dk = (spawndisk_t){.cfg = cfg, .fs = fs};
+    hmap_init(&dk->by_wd);
+    dk->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (dk->ifd < 0)
+        log_warn("spawner: inotify: %s: the games' directories are only measured every %d ms",
+                 strerror(errno), SPAWNDISK_EVERY_MS);
 }
 
 void spawndisk_free(spawndisk_t *dk)
 {
+    while (dk->n)
+        spawndisk_forget(dk, dk->games[0].pid);
     free(dk->games);
     dk->games = NULL;
-    dk->n = dk->cap = 0;
+    dk->cap = 0;
+    hmap_fini(&dk->by_wd);
+    if (dk->ifd >= 0)
+        close(dk->ifd);
+    dk->ifd = -1;
+}
+
+int spawndisk_fd(const spawndisk_t *dk)
+{
+    return dk->ifd;
+}
+
+static spawndisk_game_t *game_find(spawndisk_t *dk, pid_t pid)
+{
+    for (int i = 0; i < dk->n; i++)
+        if (dk->games[i].pid == pid)
+            return &dk->games[i];
+    return NULL;
+}
+
+static spawndisk_wd_t *wd_find(spawndisk_t *dk, int wd)
+{
+    HMAP_EACH(it, &dk->by_wd, (uint64_t)wd)
+    {
+        spawndisk_wd_t *w = HMAP_ITEM(it, spawndisk_wd_t, hn);
+        if (w->wd == wd)
+            return w;
+    }
+    return NULL;
+}
+
+/* Whether g watches the directory of inode ino already. */
+static bool watched(const spawndisk_game_t *g, ino_t ino)
+{
+    for (const spawndisk_wd_t *w = g->wds; w; w = w->next)
+        if (w->ino == ino)
+            return true;
+    return false;
+}
+
+/* A directory the walk of dk->walking passes (open as fd) is watched
+ * from now on, once (a walk that passes it again costs an fstat). */
+static void watch_dir(int fd, void *ud)
+{
+    spawndisk_t *dk = ud;
+    spawndisk_game_t *g = game_find(dk, dk->walking);
+    struct stat st;
+    if (!g || dk->ifd < 0 || fstat(fd, &st) < 0 || watched(g, st.st_ino))
+        return;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd); /* the directory itself */
+    int wd = g && dk->ifd >= 0 ? inotify_add_watch(dk->ifd, path, WATCH_MASK) : -1;
+    if (wd < 0 && g && dk->ifd >= 0 && !dk->watch_full) {
+        dk->watch_full = true;
+        log_warn("spawner: inotify watch: %s: a directory not watched is measured every %d ms "
+                 "(fs.inotify.max_user_watches)",
+                 strerror(errno), SPAWNDISK_EVERY_MS);
+    }
+    if (wd < 0 || wd_find(dk, wd))
+        return;
+    spawndisk_wd_t *w = malloc(sizeof *w);
+    if (!w || hmap_add(&dk->by_wd, &w->hn, (uint64_t)wd) < 0) {
+        free(w);
+        inotify_rm_watch(dk->ifd, wd);
+        return;
+    }
+    w->wd = wd;
+    w->ino = st.st_ino;
+    w->pid = g->pid;
+    w->next = g->wds;
+    g->wds = w;
+}
+
+/* w, which the kernel dropped (its directory went) or we let go. */
+static void wd_drop(spawndisk_t *dk, spawndisk_game_t *g, spawndisk_wd_t *w)
+{
+    for (spawndisk_wd_t **p = g ? &g->wds : NULL; p && *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    hmap_del(&dk->by_wd, &w->hn);
+    free(w);
 }
 
 static const gamecfg_t *game_of(const spawndisk_t *dk, int game)
@@ -29,14 +125,16 @@ static playerfs_user_t user_of(const spawndisk_t *dk, int game)
     return (playerfs_user_t){u->uid, u->gid, u->sw};
 }
 
-/* Measured up to stop times the caps (a cap of 0 never stops). */
-static int measure(const spawndisk_t *dk, int game, const char *dir, uint64_t stop, diskuse_t *use,
-                   char *err, size_t errlen)
+/* Measured up to stop times the caps (a cap of 0 never stops); the
+ * directories passed watched for the running game pid (0: none). */
+static int measure(spawndisk_t *dk, int game, const char *dir, pid_t pid, uint64_t stop,
+                   diskuse_t *use, char *err, size_t errlen)
 {
     const gamecfg_t *g = game_of(dk, game);
     playerfs_user_t u = user_of(dk, game);
-    return playerfs_usage(dk->fs, g->id, dir, &u, g->disk_bytes * stop, g->disk_files * stop, use,
-                          err, errlen);
+    dk->walking = pid;
+    return playerfs_usage(dk->fs, g->id, dir, &u, g->disk_bytes * stop, g->disk_files * stop,
+                          pid ? watch_dir : NULL, dk, use, err, errlen);
 }
 
 static bool capped(const gamecfg_t *g)
@@ -44,14 +142,14 @@ static bool capped(const gamecfg_t *g)
     return g->disk_bytes || g->disk_files;
 }
 
-int spawndisk_check(const spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen)
+int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen)
 {
     const gamecfg_t *g = game_of(dk, game);
     diskuse_t use;
     char what[160];
     if (!capped(g))
         return 0;
-    if (measure(dk, game, dir, 2, &use, err, errlen) < 0)
+    if (measure(dk, game, dir, 0, 2, &use, err, errlen) < 0)
         return -1;
     if (!diskuse_over(&use, g->disk_bytes, g->disk_files))
         return 0;
@@ -61,6 +159,13 @@ int spawndisk_check(const spawndisk_t *dk, int game, const char *dir, char *err,
              use.deep ? " (too deep or unreadable)" : "");
     snprintf(err, errlen, SPAWNER_DISK_OVER "%s", what);
     return -1;
+}
+
+/* t rounded up to a tick: games due at once are measured in one turn of
+ * the loop, which wakes at most every SPAWNDISK_TICK_MS for them. */
+static uint64_t tick(uint64_t t)
+{
+    return (t + SPAWNDISK_TICK_MS - 1) / SPAWNDISK_TICK_MS * SPAWNDISK_TICK_MS;
 }
 
 int spawndisk_watch(spawndisk_t *dk, pid_t pid, int game, const char *dir, uint64_t now)
@@ -78,17 +183,59 @@ int spawndisk_watch(spawndisk_t *dk, pid_t pid, int game, const char *dir, uint6
         dk->cap = cap;
     }
     spawndisk_game_t *g = &dk->games[dk->n++];
-    *g = (spawndisk_game_t){.pid = pid, .game = game, .due = now + SPAWNDISK_NEAR_MS};
+    *g = (spawndisk_game_t){.pid = pid, .game = game, .due = tick(now + SPAWNDISK_NEAR_MS)};
     snprintf(g->dir, sizeof g->dir, "%s", dir);
     return 0;
 }
 
 void spawndisk_forget(spawndisk_t *dk, pid_t pid)
 {
-    for (int i = 0; i < dk->n; i++)
-        if (dk->games[i].pid == pid) {
-            dk->games[i] = dk->games[--dk->n];
-            return;
+    spawndisk_game_t *g = game_find(dk, pid);
+    if (!g)
+        return;
+    while (g->wds) {
+        inotify_rm_watch(dk->ifd, g->wds->wd);
+        wd_drop(dk, g, g->wds);
+    }
+    *g = dk->games[--dk->n];
+}
+
+/* Something changed in g's directory: measured soon, not more often than
+ * every SPAWNDISK_GAP_MS. */
+static void soon(spawndisk_game_t *g, uint64_t now)
+{
+    uint64_t at = g->last + SPAWNDISK_GAP_MS > now ? g->last + SPAWNDISK_GAP_MS : now;
+    if (!g->dead && at < g->due)
+        g->due = at;
+}
+
+/* One event: its game measured soon (all, when events were lost). */
+static void on_event(spawndisk_t *dk, const struct inotify_event *e, uint64_t now)
+{
+    if (e->mask & IN_Q_OVERFLOW) {
+        for (int i = 0; i < dk->n; i++)
+            soon(&dk->games[i], now);
+        return;
+    }
+    spawndisk_wd_t *w = wd_find(dk, e->wd);
+    spawndisk_game_t *g = w ? game_find(dk, w->pid) : NULL;
+    if (w && (e->mask & IN_IGNORED))
+        wd_drop(dk, g, w);
+    else if (g)
+        soon(g, now);
+}
+
+void spawndisk_events(spawndisk_t *dk, uint64_t now)
+{
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int last = -1;
+    for (ssize_t n; dk->ifd >= 0 && (n = read(dk->ifd, buf, sizeof buf)) > 0;)
+        for (char *p = buf; p < buf + n;) {
+            const struct inotify_event *e = (const struct inotify_event *)p;
+            if (e->wd != last || (e->mask & (IN_IGNORED | IN_Q_OVERFLOW)))
+                on_event(dk, e, now); /* a run of one directory's: once */
+            last = e->wd;
+            p += sizeof *e + e->len;
         }
 }
 
@@ -115,14 +262,16 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
     const gamecfg_t *g = game_of(dk, dg->game);
     diskuse_t use;
     char err[200], what[160];
-    if (measure(dk, dg->game, dg->dir, 2, &use, err, sizeof err) < 0) {
+    dg->last = now;
+    if (measure(dk, dg->game, dg->dir, dg->pid, 2, &use, err, sizeof err) < 0) {
         log_warn("spawner: disk of game=%s dir=%s: %s", g->id, dg->dir, err);
-        dg->due = now + SPAWNDISK_EVERY_MS;
+        dg->due = tick(now + SPAWNDISK_EVERY_MS);
         return;
     }
     bool over = diskuse_over(&use, g->disk_bytes, g->disk_files);
     bool hard = diskuse_over(&use, g->disk_bytes * 2, g->disk_files * 2);
-    dg->due = now + (dg->hung || over || near(&use, g) ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS);
+    dg->due =
+        tick(now + (dg->hung || over || near(&use, g) ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
     if (!over || (dg->hung && !hard))
         return;
     diskuse_say(&use, g->disk_bytes, g->disk_files, what, sizeof what);

@@ -5,34 +5,56 @@
  *
  * Before a start the player's directory is measured: over a cap, the
  * start is refused (SPAWNER_DISK_OVER and by how much, for the player). While a
- * game runs it is measured every SPAWNDISK_EVERY_MS, and every
+ * game runs it is measured every SPAWNDISK_EVERY_MS, every
  * SPAWNDISK_NEAR_MS once it holds more than half of a cap or has been
- * hung up: over a cap, the spawner hangs it up (SIGHUP, SIGKILL after
+ * hung up, and SPAWNDISK_GAP_MS after inotify(7) says something in it
+ * changed (each directory a walk passes is watched: a write, a new
+ * entry, a rename into it), so a program that writes is measured as it
+ * writes while an idle one costs only its periodic measurement, which
+ * catches what inotify does not see (writes through a shared mapping).
+ * When the kernel's inotify watches run out, the periodic measurement
+ * is all there is (logged once). Over a cap, the spawner hangs it up (SIGHUP, SIGKILL after
  * hangup-timeout) and tells warrend why; at twice a cap (a program
  * that goes on writing, or wrote that much between two measurements)
  * it is killed at once. A walk stops counting at twice the caps, so a
  * measurement costs at most that many entries' fstatat. At most
  * SPAWNDISK_BATCH games are measured in one turn of the spawner's loop,
- * the rest on the next, so requests are served between them. */
+ * the rest on the next, so requests are served between them; periodic
+ * ones fall on ticks of SPAWNDISK_TICK_MS, so the loop wakes for them at
+ * most that often however many games run. */
 #ifndef WARREN_SPAWNDISK_H
 #define WARREN_SPAWNDISK_H
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "cmdline.h"
+#include "hmap.h"
 #include "playerfs.h"
 #include "spawner.h"
 
 #define SPAWNDISK_EVERY_MS 2000 /* a game's directory is measured this often */
 #define SPAWNDISK_NEAR_MS  250  /* ... past half a cap, or hung up */
+#define SPAWNDISK_GAP_MS   100  /* ... after a change inotify saw, at most this often */
+#define SPAWNDISK_TICK_MS  100  /* periodic measurements fall on these ticks */
 #define SPAWNDISK_BATCH    64   /* games measured in one turn of the loop */
+
+/* A directory watched (inotify), found by its watch descriptor. */
+typedef struct spawndisk_wd {
+    hnode_t hn; /* in spawndisk_t.by_wd, by wd */
+    int wd;
+    ino_t ino;                 /* the directory's */
+    pid_t pid;                 /* the game it belongs to */
+    struct spawndisk_wd *next; /* the game's next */
+} spawndisk_wd_t;
 
 typedef struct {
     pid_t pid;
     int game; /* index into the config's games */
     char dir[CMDLINE_NAME_MAX + 1];
-    uint64_t due;    /* the next measurement, CLOCK_MONOTONIC ms */
-    bool hung, dead; /* hung up for its disk; killed for it */
+    uint64_t due;        /* the next measurement, CLOCK_MONOTONIC ms */
+    uint64_t last;       /* the last one */
+    bool hung, dead;     /* hung up for its disk; killed for it */
+    spawndisk_wd_t *wds; /* its directories watched (owned) */
 } spawndisk_game_t;
 
 typedef struct {
@@ -40,6 +62,10 @@ typedef struct {
     const playerfs_t *fs;     /* borrowed: games-dir, open once a game started */
     spawndisk_game_t *games;  /* owned */
     int n, cap;
+    int ifd;         /* inotify, non-blocking; -1 without */
+    hmap_t by_wd;    /* spawndisk_wd_t */
+    bool watch_full; /* the kernel refused a watch: said once */
+    pid_t walking;   /* the game whose walk adds watches */
 } spawndisk_t;
 
 /* What the spawner does to a game over a cap: hang it up or kill it
@@ -49,11 +75,15 @@ typedef void spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs);
 void spawndisk_free(spawndisk_t *dk);
+/* The inotify descriptor to poll for reading (-1: none), and what to do
+ * when it is readable: the games changed are measured soon. */
+int spawndisk_fd(const spawndisk_t *dk);
+void spawndisk_events(spawndisk_t *dk, uint64_t now);
 
 /* Before game starts for dir: 0, or -1 with err (SPAWNER_DISK_OVER and
  * by how much, diskuse_say, when over a cap; else why it could not be
  * measured). */
-int spawndisk_check(const spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen);
+int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen);
 
 /* pid (game for dir) is watched from now on, until spawndisk_forget
  * (its exit, or its start failed). Returns 0 or -1 (memory: not

@@ -347,8 +347,8 @@ static diskuse_t usage_of(fsbox_t *b, const char *dir, uint64_t stop_bytes, uint
 {
     char err[300];
     diskuse_t use;
-    ck_assert_msg(playerfs_usage(&b->fs, "nethack", dir, &b->u, stop_bytes, stop_entries, &use, err,
-                                 sizeof err) == 0,
+    ck_assert_msg(playerfs_usage(&b->fs, "nethack", dir, &b->u, stop_bytes, stop_entries, NULL,
+                                 NULL, &use, err, sizeof err) == 0,
                   "%s", err);
     return use;
 }
