@@ -6,6 +6,7 @@ that ignores the hangup and holds twice the cap is killed at once; the
 player's next start is refused while the directory is over, nothing
 spawned, and starts again once it is under. Debian's NetHack, under the
 default caps, plays, saves and comes back as before."""
+import datetime
 import re
 import shutil
 
@@ -30,7 +31,8 @@ def fill_sections(toy):
     return (f"[game bytes]\ncommand = {toy} fill bytes 12\ndisk = 8\nhangup-timeout = 60\n"
             f"[game files]\ncommand = {toy} fill files 150\ndisk-files = 100\n"
             "hangup-timeout = 60\n"
-            f"[game hard]\ncommand = {toy} fill bytes 40 nohup\ndisk = 8\nhangup-timeout = 60\n")
+            f"[game hard]\ncommand = {toy} fill bytes 40 nohup\ndisk = 8\nhangup-timeout = 60\n"
+            f"[game late]\ncommand = {toy} fill bytes 12 late\ndisk = 8\nhangup-timeout = 60\n")
 
 
 def player_dir(d, game, name):
@@ -112,6 +114,33 @@ def test_a_program_that_ignores_the_hangup_at_twice_its_cap_is_killed_at_once(bi
         t.wait_for(HELP)
         assert f"hard {REFUSED}" in t.text()
         assert len(re.findall(rf"hosted start user={name} game=hard ", d.log())) == 1
+    finally:
+        d.stop_clean()
+
+
+def stamp(line):
+    """A log line's time, in seconds."""
+    return datetime.datetime.fromisoformat(line.split()[0].replace("Z", "+00:00")).timestamp()
+
+
+def test_a_program_that_writes_is_measured_as_it_writes(bindir, tmp_path, clients):
+    """The program writes 3 s after it starts: the measurements every 2 s
+    (0.25 s after the start, then 2.25 s, 4.25 s...) would see it past
+    4 s; the spawner watches the directory (inotify) and measures it as
+    soon as it writes."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, fill_sections(toy))
+    try:
+        t = clients(d.port)
+        name = unique_name("la")
+        t.register(name)
+        t.send("4")
+        began = d.wait_log(rf".* INFO hosted start user={name} game=late pid=\d+").group(0)
+        over = d.wait_log(rf".* WARN spawner: disk over game=late dir={name} .*: hung up",
+                          timeout=10).group(0)
+        took = stamp(over) - stamp(began)
+        assert 2.9 < took < 3.6, took
+        t.wait_for(HELP)
     finally:
         d.stop_clean()
 

@@ -66,13 +66,14 @@
  *              "umount proc: ok|why", "mount proc: ok|why", then "ls:
  *              NAME ..." (what DIR lists after) and "pids: P ..." (what
  *              /proc lists), then waits for 'q'
- *   fill files|bytes N [nohup]
+ *   fill files|bytes N [nohup] [late]
  *              fills its working directory (the player's), as a program
  *              that would fill the disk: N empty files ("files") or N
  *              files of 1 MB written ("bytes"), named fill-NNNNN; prints
  *              "fill ready" first and "filled N" (or "fill: " and why
  *              not) after, then waits for 'q'. With nohup it ignores
- *              SIGHUP and, once filled, sleeps until it is killed
+ *              SIGHUP and, once filled, sleeps until it is killed; with
+ *              late it waits 3 seconds before it writes
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -676,13 +677,19 @@ static int fill_one(int i, bool bytes)
 static int fill(int argc, char **argv)
 {
     bool bytes = argc > 2 && !strcmp(argv[2], "bytes");
-    bool hup = !(argc > 4 && !strcmp(argv[4], "nohup"));
+    bool hup = true, late = false;
+    for (int a = 4; a < argc; a++) {
+        hup = hup && strcmp(argv[a], "nohup");
+        late = late || !strcmp(argv[a], "late");
+    }
     int n = argc > 3 ? atoi(argv[3]) : 0, i = 0;
     char line[300];
     if (!hup)
         signal(SIGHUP, SIG_IGN);
     raw_mode();
     out("fill ready\r\n");
+    if (late)
+        sleep(3);
     while (i < n && fill_one(i, bytes) == 0)
         i++;
     if (i < n)
@@ -751,6 +758,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
                     "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
                     "NAME|peek|kill|snoop [DIR...]|"
-                    "grab DIR|unmount DIR|fill files|bytes N [nohup]\n");
+                    "grab DIR|unmount DIR|fill files|bytes N [nohup] [late]\n");
     return 2;
 }
