@@ -659,18 +659,22 @@ static void serve(spawnd_t *d)
 /* ---- the loop ---------------------------------------------------------------------------- */
 
 /* A game over its disk cap (spawndisk.h): warrend is told why first, so
- * the player hears it before the exit. One still starting is killed. */
-static void on_disk(void *ud, pid_t pid, spawndisk_act_t act, const char *why)
+ * the player hears it before the exit. One whose start is not answered
+ * yet waits for its answer (false). */
+static bool on_disk(void *ud, pid_t pid, spawndisk_act_t act, const char *why)
 {
     spawnd_t *d = ud;
     kid_t *k = kid_find(d, pid);
     spawnmsg_t m = {.type = SPAWNMSG_STOPPED, .pid = pid, .text = why, .len = strlen(why)};
-    if (k && !d->eof && spawnmsg_send(d->sock, &m, -1) < 0 && errno != EPIPE && errno != ECONNRESET)
+    if (!k)
+        return false;
+    if (!d->eof && spawnmsg_send(d->sock, &m, -1) < 0 && errno != EPIPE && errno != ECONNRESET)
         log_error("spawner: cannot report a stop pid=%d: %s", (int)pid, strerror(errno));
-    if (k && act == SPAWNDISK_HANGUP)
+    if (act == SPAWNDISK_HANGUP)
         hangup(d, k);
     else
         kill(-pid, SIGKILL);
+    return true;
 }
 
 static void run_timers(spawnd_t *d)

@@ -269,18 +269,22 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
         return;
     }
     bool over = diskuse_over(&use, g->disk_bytes, g->disk_files);
-    bool hard = diskuse_over(&use, g->disk_bytes * 2, g->disk_files * 2);
+    /* twice a cap: killed (a tree too deep or unreadable is hung up only) */
+    diskuse_t counted = use;
+    counted.deep = false;
+    bool hard = diskuse_over(&counted, g->disk_bytes * 2, g->disk_files * 2);
     dg->due =
         tick(now + (dg->hung || over || near(&use, g) ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
     if (!over || (dg->hung && !hard))
         return;
     diskuse_say(&use, g->disk_bytes, g->disk_files, what, sizeof what);
+    if (!fn(ud, dg->pid, hard ? SPAWNDISK_KILL : SPAWNDISK_HANGUP, what))
+        return; /* measured again at the next tick */
     log_warn("spawner: disk over game=%s dir=%s pid=%d bytes=%llu entries=%llu%s: %s", g->id,
              dg->dir, (int)dg->pid, (unsigned long long)use.bytes, (unsigned long long)use.entries,
              use.deep ? " (too deep or unreadable)" : "", hard ? "killed" : "hung up");
     dg->hung = true;
     dg->dead = hard;
-    fn(ud, dg->pid, hard ? SPAWNDISK_KILL : SPAWNDISK_HANGUP, what);
 }
 
 void spawndisk_run(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud)

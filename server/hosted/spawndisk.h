@@ -69,9 +69,10 @@ typedef struct {
 } spawndisk_t;
 
 /* What the spawner does to a game over a cap: hang it up or kill it
- * now; why says by how much it is over (diskuse_say), for the player. */
+ * now; why says by how much it is over (diskuse_say), for the player.
+ * false: not yet (its start is not answered): measured again soon. */
 typedef enum { SPAWNDISK_HANGUP, SPAWNDISK_KILL } spawndisk_act_t;
-typedef void spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *why);
+typedef bool spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *why);
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs);
 void spawndisk_free(spawndisk_t *dk);
