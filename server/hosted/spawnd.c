@@ -661,13 +661,14 @@ static void serve(spawnd_t *d)
 /* A game over its disk cap (spawndisk.h): warrend is told why first, so
  * the player hears it before the exit. One whose start is not answered
  * yet waits for its answer (false). */
-static bool on_disk(void *ud, pid_t pid, spawndisk_act_t act, const char *why)
+static bool on_disk(void *ud, pid_t pid, spawndisk_act_t act, const char *why, const char *what)
 {
     spawnd_t *d = ud;
     kid_t *k = kid_find(d, pid);
     spawnmsg_t m = {.type = SPAWNMSG_STOPPED, .pid = pid, .text = why, .len = strlen(why)};
     if (!k)
         return false;
+    log_warn("spawner: disk over %s: %s", what, act == SPAWNDISK_KILL ? "killed" : "hung up");
     if (!d->eof && spawnmsg_send(d->sock, &m, -1) < 0 && errno != EPIPE && errno != ECONNRESET)
         log_error("spawner: cannot report a stop pid=%d: %s", (int)pid, strerror(errno));
     if (act == SPAWNDISK_HANGUP)

@@ -261,7 +261,7 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
 {
     const gamecfg_t *g = game_of(dk, dg->game);
     diskuse_t use;
-    char err[200], what[160];
+    char err[200], why[160], what[300];
     dg->last = now;
     if (measure(dk, dg->game, dg->dir, dg->pid, 2, &use, err, sizeof err) < 0) {
         log_warn("spawner: disk of game=%s dir=%s: %s", g->id, dg->dir, err);
@@ -277,12 +277,12 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
         tick(now + (dg->hung || over || near(&use, g) ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
     if (!over || (dg->hung && !hard))
         return;
-    diskuse_say(&use, g->disk_bytes, g->disk_files, what, sizeof what);
-    if (!fn(ud, dg->pid, hard ? SPAWNDISK_KILL : SPAWNDISK_HANGUP, what))
+    diskuse_say(&use, g->disk_bytes, g->disk_files, why, sizeof why);
+    snprintf(what, sizeof what, "game=%s dir=%s pid=%d bytes=%llu entries=%llu%s", g->id, dg->dir,
+             (int)dg->pid, (unsigned long long)use.bytes, (unsigned long long)use.entries,
+             use.deep ? " (too deep or unreadable)" : "");
+    if (!fn(ud, dg->pid, hard ? SPAWNDISK_KILL : SPAWNDISK_HANGUP, why, what))
         return; /* measured again at the next tick */
-    log_warn("spawner: disk over game=%s dir=%s pid=%d bytes=%llu entries=%llu%s: %s", g->id,
-             dg->dir, (int)dg->pid, (unsigned long long)use.bytes, (unsigned long long)use.entries,
-             use.deep ? " (too deep or unreadable)" : "", hard ? "killed" : "hung up");
     dg->hung = true;
     dg->dead = hard;
 }

@@ -69,10 +69,14 @@ typedef struct {
 } spawndisk_t;
 
 /* What the spawner does to a game over a cap: hang it up or kill it
- * now; why says by how much it is over (diskuse_say), for the player.
- * false: not yet (its start is not answered): measured again soon. */
+ * now; why says by how much it is over (diskuse_say), for the player,
+ * and what the figures for the log ("game=ID dir=NAME pid=P bytes=B
+ * entries=E"), which fn writes before it acts, so the log has it before
+ * warrend's line. false: not yet (its start is not answered): measured
+ * again at the next tick. */
 typedef enum { SPAWNDISK_HANGUP, SPAWNDISK_KILL } spawndisk_act_t;
-typedef bool spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *why);
+typedef bool spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *why,
+                          const char *what);
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs);
 void spawndisk_free(spawndisk_t *dk);

@@ -156,6 +156,7 @@ def test_nethack_under_the_default_caps_plays_saves_and_comes_back(bindir, tmp_p
         to_map(t)
         settle(t)
         t.play_keys("s" * 5)
+        settle(t)  # past a --More-- the searches may have brought
         t.play_keys("S")
         t.wait_for("Really save?")
         t.send("y")
