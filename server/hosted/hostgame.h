@@ -9,7 +9,12 @@
  * When the program ends on its own, its xlogfile row (if configured) says
  * how the game ended: a shared xlogfile is read at once, a player's own
  * ("%d/PATH") by the spawner as the game's user, the session finishing
- * on its answer. Its output is recorded as it is read (hostrec.h). */
+ * on its answer. Its output is recorded as it is read (hostrec.h).
+ *
+ * The spawner keeps each player's directory to its section's disk caps
+ * (spawner.h): a start it refuses for them tells the player by how much
+ * (a screen of its own), and a game it stops for them ends as after the
+ * grace period, its player back in the menu told why. */
 #ifndef WARREN_HOSTGAME_H
 #define WARREN_HOSTGAME_H
 #include "hooks.h"
