@@ -8,7 +8,6 @@ spawned, and starts again once it is under. Debian's NetHack, under the
 default caps, plays, saves and comes back as before."""
 import datetime
 import re
-import shutil
 
 from harness import Daemon, unique_name
 from test_hosted import answer_until, open_to_games, own_saves, playground, settle, to_map, toy_copy
@@ -170,4 +169,3 @@ def test_nethack_under_the_default_caps_plays_saves_and_comes_back(bindir, tmp_p
         assert "disk over" not in d.log() and "hosted stopped" not in d.log()
     finally:
         d.stop_clean()
-    shutil.rmtree(tmp_path / "daemon" / "games", ignore_errors=True)
