@@ -124,7 +124,9 @@ struct db {
 
     db_owed_t owed[DB_OWED]; /* loop only: a ring, oldest at owed_head */
     size_t owed_head, owed_n;
-    int fail_after, fail_count; /* tests: allocations to let through, then to fail */
+    int fail_after, fail_count;             /* tests: allocations to let through, then to fail */
+    void (*round_fn)(void *ud, bool begin); /* db_on_round */
+    void *round_ud;
 };
 
 static void list_push(db_list_t *l, db_op_t *op)
@@ -839,6 +841,9 @@ static void deliver_all(db_t *db)
     db_list_t l = db->done;
     db->done.head = db->done.tail = NULL;
     pthread_mutex_unlock(&db->dmu);
+    void (*round)(void *, bool) = l.head ? db->round_fn : NULL;
+    if (round)
+        round(db->round_ud, true);
     while (l.head) {
         db_op_t *op = l.head;
         l.head = op->next;
@@ -851,6 +856,8 @@ static void deliver_all(db_t *db)
         db_op_deliver(op);
         db_op_free(op);
     }
+    if (round)
+        round(db->round_ud, false);
     /* Those owed now; any owed during these callbacks have their own wakeup. */
     for (size_t n = db->owed_n; n > 0 && db->owed_n > 0; n--)
         pay_oldest(db);
@@ -954,6 +961,14 @@ void db_set_autoflush(db_t *db, bool on)
 {
     if (db)
         db->autoflush = on;
+}
+
+void db_on_round(db_t *db, void (*fn)(void *ud, bool begin), void *ud)
+{
+    if (!db)
+        return;
+    db->round_fn = fn;
+    db->round_ud = ud;
 }
 
 const char *db_error(const db_t *db)
@@ -1404,6 +1419,7 @@ void db_close(db_t *db)
     else
         wait_handed_back(db);
     db->stopping = true;
+    db->round_fn = NULL; /* the caller may be going: its callbacks write alone */
     /* Callbacks may queue more: those are owed DB_ECLOSED, paid here too. */
     do
         deliver_all(db);

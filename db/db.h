@@ -293,6 +293,11 @@ int db_flush_sync(db_t *db);
 /* Turn the per-loop-turn flush off (then the caller calls db_flush): the
  * unit tests time the writer's commits with it. */
 void db_set_autoflush(db_t *db, bool on);
+/* fn(ud, true) before a round of callbacks the loop delivers at once (the
+ * answers of one commit, one after another) and fn(ud, false) after it,
+ * so the caller may hold what the callbacks write and send it together
+ * (conn_hold_writes). NULL: none. Not called for db_close's last round. */
+void db_on_round(db_t *db, void (*fn)(void *ud, bool begin), void *ud);
 /* Caps the database at bytes (whole pages, never below its size now; 0
  * lifts the cap), queued in write order. A write that needs more room then
  * fails as on a full disk (DB_ERR, "database or disk is full") and works

@@ -72,6 +72,9 @@ typedef struct {
      * NULL: write. */
     void (*write_shared)(conn_t *c, const void *data, size_t len, bool text, uint64_t id);
     bool (*writable)(const conn_t *c); /* the output queue is below its limit */
+    /* Writes the transport's own bytes that outhold_add kept for the end of
+     * a round (outhold.h). NULL: this gateway's writes are never held. */
+    void (*send_held)(conn_t *c, const void *data, size_t len);
     void (*close)(conn_t *c, const char *why);
     /* A browser's conn left its game (takeover, end, detach, refusal): tell
      * it msg and send it home. A terminal's is NULL: menu.c shows the menu. */

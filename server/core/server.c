@@ -8,6 +8,7 @@
 #include "conn.h"
 #include "drain.h"
 #include "notify.h"
+#include "outhold.h"
 #include "peer.h"
 #include "session.h"
 
@@ -48,6 +49,7 @@ void server_bufs_free(server_t *s)
     buf_free(&s->enc_json);
     free(s->changes);
     s->changes = NULL;
+    outhold_free(s);
 }
 
 void conn_bye(conn_t *c)

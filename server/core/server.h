@@ -121,6 +121,7 @@ struct server {
     buf_t enc[ANSI_PROFILE_IDS];
     buf_t enc_json;         /* the JSON encoding of the same frame */
     uint64_t frame_encodes; /* frames.c: diffs and keyframes encoded for viewers */
+    struct outhold *hold;   /* a round of writes held (outhold.c; loop thread only) */
     /* Games that came, ended or went since the watch list last read them
      * (session.c writes them; screens/wlist.c reads and clears them, this
      * loop parked); lost once more than SESS_CHANGES_MAX waited. */

@@ -6,6 +6,7 @@
 #include "jqueue.h"
 #include "lease.h"
 #include "log.h"
+#include "outhold.h"
 #include "server.h"
 #include "session.h"
 #include "shard.h"
@@ -44,6 +45,7 @@ void storage_init(server_t *s)
     uv_timer_init(s->loop, &st->wait);
     st->retry.data = st->wait.data = s;
     st->on = true;
+    db_on_round(s->db, outhold_round, s); /* a commit's frames written together */
     if (s->shard != 0)
         return;
     uv_timer_init(s->loop, &st->watch);

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "logcap.h"
 #include "menu.h"
+#include "outhold.h"
 #include "proxyproto.h"
 #include "proxywait.h"
 #include "server.h"
@@ -186,6 +187,9 @@ static void op_close(conn_t *c, const char *why)
 {
     if (c->closing)
         return;
+    outhold_flush(c->srv); /* what a round wrote to it goes before the close */
+    if (c->closing)
+        return; /* that write failed and closed it */
     c->closing = true;
     logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_DISCONNECT, c->key, c->user,
                     "disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id,
@@ -234,7 +238,7 @@ static void on_written(uv_write_t *req, int status)
 /* Raw bytes to the socket (already telnet-encoded). Most frames fit in the
  * socket buffer: they are written straight from the caller's buffer and only
  * what the kernel did not take is copied into a queued write. */
-static void send_raw(tconn_t *t, const char *data, size_t len)
+static void send_now(tconn_t *t, const char *data, size_t len)
 {
     conn_t *c = &t->c;
     if (c->closing || len == 0 || t->mv >= MV_CLOSING) /* moving: its next loop redraws */
@@ -271,6 +275,22 @@ static void send_raw(tconn_t *t, const char *data, size_t len)
     conn_ref(c);
 }
 
+/* What a round of the journal's answers writes is held to its end and
+ * written with the round's other frames (outhold.h); the rest goes now. */
+static void send_raw(tconn_t *t, const char *data, size_t len)
+{
+    conn_t *c = &t->c;
+    if (c->closing || len == 0 || t->mv >= MV_CLOSING)
+        return;
+    if (!outhold_add(c, data, len))
+        send_now(t, data, len);
+}
+
+static void op_send_held(conn_t *c, const void *data, size_t len)
+{
+    send_now(tconn_of(c), data, len);
+}
+
 /* A terminal has no JSON messages: text writes are dropped. */
 static void op_write(conn_t *c, const void *data, size_t len, bool text)
 {
@@ -283,6 +303,7 @@ static void op_move(conn_t *c, server_t *to, const conn_dest_t *d);
 
 static const conn_ops_t telnet_ops = {.write = op_write,
                                       .writable = op_writable,
+                                      .send_held = op_send_held,
                                       .close = op_close,
                                       .release = op_release,
                                       .settled = op_settled,

@@ -267,6 +267,54 @@ START_TEST(group_commit_one_transaction_per_turn)
 }
 END_TEST
 
+/* What the round hook saw: each event in order, 'b' begin, 'e' end, 'k'
+ * a key's answer. */
+typedef struct {
+    char seen[64];
+    int n;
+} rounds_t;
+
+static void on_round(void *ud, bool begin)
+{
+    rounds_t *r = ud;
+    if (r->n < (int)sizeof r->seen - 1)
+        r->seen[r->n++] = begin ? 'b' : 'e';
+}
+
+static void on_round_key(void *ud, int status, int64_t id)
+{
+    (void)id;
+    rounds_t *r = ud;
+    ck_assert_int_eq(status, DB_OK);
+    if (r->n < (int)sizeof r->seen - 1)
+        r->seen[r->n++] = 'k';
+}
+
+/* The answers of one commit come as one round between the hook's begin
+ * and end (a caller holds what they write until the end); a turn with
+ * nothing to answer calls neither, and db_close's last round goes without. */
+START_TEST(a_commits_answers_come_as_one_round)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "round"), 3);
+    rounds_t r = {0};
+    db_on_round(f.db, on_round, &r);
+    for (int i = 0; i < 5; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_round_key, &r);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_str_eq(r.seen, "bkkkkke");
+    db_journal_append(f.db, g, 6, (const uint8_t *)"x", 1, 5, on_round_key, &r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_str_eq(r.seen, "bkkkkkebke");
+    db_journal_append(f.db, g, 7, (const uint8_t *)"y", 1, 5, on_round_key, &r);
+    fx_close(&f); /* delivers it: without the hook */
+    ck_assert_str_eq(r.seen, "bkkkkkebkek");
+}
+END_TEST
+
 static int64_t file_size(const char *path, const char *suffix)
 {
     char p[200];
@@ -1386,6 +1434,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, journal_rows_from_version_1_read_unknown_times);
     tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, a_commits_answers_come_as_one_round);
     tcase_add_test(tc, wal_checkpointed_beside_the_writer);
     tcase_add_test(tc, checkpointer_woken_once_per_request);
     tcase_add_test(tc, two_loops_share_one_database);
