@@ -111,6 +111,11 @@ struct telnetgw {
     proxywait_t *proxied; /* proxy-from's sockets until their PROXY header came */
     list_t eofs;          /* tconn_t.eof_node: ended by the peer, not closed yet */
     uv_idle_t eof_idle;   /* closes them a few per loop turn */
+    /* What a read reads into: a read's bytes are handled before the loop
+     * reads again, so one buffer a loop serves every conn (in use: a
+     * read's own from malloc) */
+    bool rbuf_busy;
+    char rbuf[4096];
 };
 
 typedef struct {
@@ -482,10 +487,25 @@ static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
 {
-    (void)h;
     (void)hint;
+    struct telnetgw *tl = ((tconn_t *)h->data)->c.srv->telnet;
+    if (tl && !tl->rbuf_busy) {
+        tl->rbuf_busy = true;
+        *b = uv_buf_init(tl->rbuf, sizeof tl->rbuf);
+        return;
+    }
     b->base = malloc(4096);
     b->len = b->base ? 4096 : 0;
+}
+
+/* The buffer on_alloc gave (on tl's loop), back once its bytes are
+ * handled. */
+static void read_done(struct telnetgw *tl, const uv_buf_t *b)
+{
+    if (tl && b->base == tl->rbuf)
+        tl->rbuf_busy = false;
+    else
+        free(b->base);
 }
 
 /* A connection the peer ended waits on eofs and is closed a few per loop
@@ -547,8 +567,9 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     tconn_t *t = st->data;
     conn_t *c = &t->c;
+    struct telnetgw *tl = c->srv->telnet;
     if (n < 0) {
-        free(b->base);
+        read_done(tl, b);
         close_soon(t, n == UV_EOF ? "closed by peer" : uv_strerror((int)n));
         return;
     }
@@ -562,7 +583,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
         menu_release(c);
         conn_unref(c);
     }
-    free(b->base);
+    read_done(tl, b); /* tl: c may be gone from this loop by now */
 }
 
 /* ---- accepting ------------------------------------------------------------------------- */
