@@ -19,8 +19,12 @@
  * the pid namespace: games-dir is a small read-only tmpfs there with the
  * player's directory alone bound into it (and the player's playground/
  * over the section's playground, the shared names of the real one bound
- * back into it, read-only unless shared writable), and the reaper mounts a /proc of the game's pid
- * namespace. Each mount that fails refuses the start, named. */
+ * back into it, read-only unless shared writable), the machine's scratch
+ * directories (/tmp, /var/tmp, /dev/shm) each covered by an empty
+ * read-only tmpfs, and the reaper mounts a /proc of the game's pid
+ * namespace, where it sets the game's user namespace's limit of user
+ * namespaces made inside it to 0 (so the program can make no mount of its
+ * own). Each step that fails refuses the start, named. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -53,7 +57,9 @@ typedef enum {
     STEP_PLAYGROUND,
     STEP_SHARED,
     STEP_SHARED_RO,
+    STEP_SCRATCH,
     STEP_PROC,
+    STEP_NESTING,
     STEP_FORK,
     STEP_CHDIR,
     STEP_EXEC
@@ -67,7 +73,9 @@ static const char *const STEP_NAMES[] = {"terminal setup",
                                          "playground mount",
                                          "playground shared",
                                          "playground shared read-only",
+                                         "scratch directories",
                                          "proc mount",
+                                         "namespace limit",
                                          "fork",
                                          "chdir",
                                          "exec"};
@@ -342,6 +350,7 @@ static void __attribute__((noreturn)) reaper_start(const spawnexec_t *x, int sta
 /* ---- the game's mount namespace ------------------------------------------------------ */
 
 #define BOX_FS_OPTS  "size=64k,nr_inodes=64,mode=0711" /* the tmpfs over games-dir */
+#define BOX_RO_OPTS  "size=4k,nr_inodes=8,mode=0755"   /* ... over a scratch directory */
 #define BOX_FLAGS    (MS_NOSUID | MS_NODEV | MS_NOEXEC)
 #define BOX_PATH_MAX 1024
 
@@ -513,9 +522,57 @@ static void box_games_dir(const spawnexec_t *x, int own)
     close(root);
 }
 
+/* The machine's directories anyone may write to: what a program left
+ * there would outlive its game and count against no player's disk cap
+ * (and /dev/shm is memory). */
+static const char *const BOX_SCRATCH[] = {"/tmp", "/var/tmp", "/dev/shm"};
+
+/* Whether dir is path or a directory above it (each ".." from path up to
+ * "/" compared; no allocation: the limits are set by now). */
+static bool box_holds(const struct stat *dir, const char *path)
+{
+    struct stat st, up;
+    bool held = false, top = false;
+    int fd = path && path[0] ? open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    for (int depth = 0; fd >= 0 && depth < 256 && !held && !top; depth++) {
+        int parent = -1;
+        if (fstat(fd, &st) == 0) {
+            held = st.st_dev == dir->st_dev && st.st_ino == dir->st_ino;
+            parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
+        top = parent >= 0 && fstat(parent, &up) == 0 && up.st_dev == st.st_dev &&
+              up.st_ino == st.st_ino; /* "/": its ".." is itself */
+        close(fd);
+        fd = parent;
+    }
+    if (fd >= 0)
+        close(fd);
+    return held;
+}
+
+/* Each scratch directory there is covered by an empty read-only tmpfs,
+ * but one that holds games-dir or the playground (a test's, say: its
+ * covering would hide them) is left as it is. */
+static void box_scratch(const spawnexec_t *x)
+{
+    for (size_t i = 0; i < sizeof BOX_SCRATCH / sizeof BOX_SCRATCH[0]; i++) {
+        struct stat st;
+        int r = stat(BOX_SCRATCH[i], &st);
+        if (r < 0 && (errno == ENOENT || errno == ENOTDIR))
+            continue; /* none here: nothing to cover */
+        if (r < 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)))
+            child_fail(STEP_SCRATCH);
+        if (box_holds(&st, x->games_dir) || box_holds(&st, x->playground))
+            continue;
+        if (mount("warren-box", BOX_SCRATCH[i], "tmpfs", BOX_FLAGS | MS_RDONLY, BOX_RO_OPTS) < 0)
+            child_fail(STEP_SCRATCH);
+    }
+}
+
 /* In the holder, with every right in its user namespace: a mount
  * namespace of its own, nothing propagated either way, games-dir holding
- * only the player's directory and the playground the player's. */
+ * only the player's directory and the playground the player's, the
+ * scratch directories read-only and empty. */
 static void child_mount_namespace(const spawnexec_t *x)
 {
     int own;
@@ -525,6 +582,7 @@ static void child_mount_namespace(const spawnexec_t *x)
         box_playground(x, own);
     box_games_dir(x, own);
     close(own);
+    box_scratch(x);
 }
 
 /* In the reaper, pid 1: /proc shows its pid namespace, not the machine's
@@ -534,6 +592,18 @@ static void reaper_proc(void)
 {
     if (mount("proc", "/proc", "proc", BOX_FLAGS, NULL) < 0)
         child_fail(STEP_PROC);
+}
+
+/* In the reaper, with every right in the game's user namespace and its
+ * /proc mounted: no user namespace may be made inside it (the limit is
+ * the namespace's own), so the program cannot get the rights to mount a
+ * tmpfs of its own, memory that no limit of its counts. */
+static void reaper_no_nesting(void)
+{
+    int fd = open("/proc/sys/user/max_user_namespaces", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "0\n", 2) != 2)
+        child_fail(STEP_NESTING);
+    close(fd);
 }
 
 /* Every capability gone (they were the user namespace's only): 0 or -1. */
@@ -567,6 +637,7 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
     if (reaper == 0) {
         close(status[0]);
         reaper_proc();
+        reaper_no_nesting();
         if (drop_rights() < 0)
             child_fail(STEP_PID);
         reaper_start(x, status[1]);

@@ -10,10 +10,12 @@ import os
 import pathlib
 import pwd
 import re
+import shutil
 import signal
 import socket
 import stat
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -493,12 +495,48 @@ def test_nethack_makes_only_calls_the_unit_allows(bindir, tmp_path, clients):
     assert not made - unit_syscalls(), sorted(made - unit_syscalls())
 
 
+def test_a_program_writes_nowhere_its_disk_cap_does_not_count(bindir, box, clients):
+    """The machine's scratch directories (/tmp, /dev/shm: a file there
+    outlives the game and counts against no player's cap, and /dev/shm is
+    memory) are empty and read-only in the box, but for one that holds
+    games-dir (here /var/tmp: the box would hide it); and a program cannot
+    make namespaces of its own to mount a tmpfs (memory no limit counts).
+    Nothing is left in the machine's."""
+    scratch = [p for p in ("/tmp", "/var/tmp", "/dev/shm") if os.path.isdir(p)]
+    assert "/var/tmp" in scratch
+    place = pathlib.Path(tempfile.mkdtemp(prefix="warren-box-", dir="/var/tmp"))
+    try:
+        os.chmod(place, 0o711)
+        toy = toy_copy(bindir, place)
+        d = start(bindir, box["root"], f"games-dir = {place / 'gd'}\n"
+                  f"[game toy]\ncommand = {toy} spill {' '.join(scratch)}\n")
+        try:
+            t = clients(d.port)
+            t.register(unique_name("sp"))
+            t.send("1")
+            text = t.wait_for("spill done", timeout=30)
+            for p in scratch:
+                said = "ok" if p == "/var/tmp" else "Read-only file system"
+                assert f"spill {p}: {said}" in text, text
+            assert "nested namespaces: No space left on device" in text, text
+            assert "nested tmpfs" not in text, text
+            t.send("q")
+        finally:
+            d.stop_clean()
+    finally:
+        shutil.rmtree(place)
+    for p in scratch:
+        assert not [n for n in os.listdir(p) if n.startswith("ptytoy-spill-")], p
+
+
 def test_a_program_cannot_undo_its_box(bindir, box, clients):
-    """A program makes a user and mount namespace of its own (it may), where
-    it has every right: the box's mounts came from the box's namespace, so
-    the kernel keeps them locked together: games-dir's cover and /proc
-    cannot be taken away nor a proc of the machine mounted, and it still
-    sees only its own game's directory and its own two processes."""
+    """A program that would make a user and mount namespace of its own,
+    where it would have every right, is refused (the box's user namespace
+    allows none inside it; were one made, the box's mounts came from the
+    box's namespace, and the kernel keeps them locked together): games-dir's
+    cover and /proc cannot be taken away nor a proc of the machine mounted,
+    and it still sees only its own game's directory and its own two
+    processes."""
     toy, gd = box["toy"], box["root"] / "gd"
     d = start(bindir, box["root"],
               f"games-dir = {gd}\n[game victim]\ncommand = {toy} winsize\n"
@@ -512,7 +550,7 @@ def test_a_program_cannot_undo_its_box(bindir, box, clients):
         t.register(unique_name("un"))
         t.send("2")
         text = t.wait_for("unmount done", timeout=30)
-        assert "namespaces: ok" in text, text  # the attempt was a real one
+        assert "namespaces: No space left on device" in text, text
         assert re.search(r"umount dir: (?!ok)", text), text
         assert re.search(r"umount proc: (?!ok)", text), text
         assert re.search(r"mount proc: (?!ok)", text), text

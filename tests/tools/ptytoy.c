@@ -74,6 +74,13 @@
  *              not) after, then waits for 'q'. With nohup it ignores
  *              SIGHUP and, once filled, sleeps until it is killed; with
  *              late it waits 3 seconds before it writes
+ *   spill [DIR...]
+ *              writes a byte to a new file in each DIR (removed at once),
+ *              as a program that would write past its disk cap, then
+ *              makes a user and mount namespace of its own and mounts a
+ *              tmpfs there (memory no limit counts); prints "spill DIR:
+ *              ok|why", "nested namespaces: ok|why", "nested tmpfs:
+ *              ok|why" (when it has them), "spill done", then waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -656,6 +663,34 @@ static int unmount(const char *dir)
     return wait_q();
 }
 
+/* Where a program could write past its disk cap: a file in each of
+ * dirs (made and removed again at once), then a tmpfs of its own in
+ * namespaces of its own (memory no cap counts). */
+static int spill(int argc, char **argv)
+{
+    raw_mode();
+    char path[600], what[200];
+    for (int a = 2; a < argc; a++) {
+        snprintf(path, sizeof path, "%s/ptytoy-spill-%d", argv[a], (int)getpid());
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int r = fd < 0 || write(fd, "x", 1) != 1 ? -1 : 0;
+        int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(path);
+        }
+        errno = e;
+        snprintf(what, sizeof what, "spill %.150s", argv[a]);
+        say_result(what, r);
+    }
+    int r = own_namespaces();
+    say_result("nested namespaces", r);
+    if (r == 0)
+        say_result("nested tmpfs", mount("spill", ".", "tmpfs", 0, "size=1m"));
+    out("spill done\r\n");
+    return wait_q();
+}
+
 /* One file of fill: empty, or of 1 MB written. */
 static int fill_one(int i, bool bytes)
 {
@@ -746,7 +781,7 @@ static const struct {
     {"keys", keys, NULL},          {"xlog", NULL, xlog_row},       {"connect", NULL, connect_to},
     {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
     {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
-    {"fill", NULL, fill},
+    {"fill", NULL, fill},          {"spill", NULL, spill},
 };
 
 int main(int argc, char **argv)
@@ -758,6 +793,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
                     "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
                     "NAME|peek|kill|snoop [DIR...]|"
-                    "grab DIR|unmount DIR|fill files|bytes N [nohup] [late]\n");
+                    "grab DIR|unmount DIR|fill files|bytes N [nohup] [late]|spill [DIR...]\n");
     return 2;
 }
