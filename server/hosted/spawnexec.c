@@ -40,7 +40,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "boxnet.h"
@@ -420,44 +419,39 @@ static int box_placeholder(int real, int mine, const char *name)
 }
 
 /* The real playground's name (real open on it from before it was
- * covered) bound over the player's, in playground. */
-static int box_share(int real, const char *playground, const char *name)
+ * covered), a copy of its mount made read-only first when ro, moved over
+ * the player's placeholder in pg (the playground, covered by the
+ * player's): the placeholder is opened once, never through a link and
+ * of the same kind, and the copy is read-only before anyone can see it,
+ * so a link or rename the player's other program makes meanwhile in the
+ * player's playground changes nothing (a step that fails sets ro_failed
+ * when it was making it read-only). */
+static int box_share(int real, int pg, const char *name, bool ro, bool *ro_failed)
 {
-    char src[48 + GAMECFG_NAME_MAX], at[BOX_PATH_MAX];
-    snprintf(src, sizeof src, "/proc/self/fd/%d/%s", real, name);
-    if (snprintf(at, sizeof at, "%s/%s", playground, name) >= (int)sizeof at)
-        return errno = ENAMETOOLONG, -1;
-    return mount(src, at, NULL, MS_BIND, NULL);
-}
-
-/* The flags of the mount at path that a remount must keep (the kernel
- * locks them on mounts from a more privileged namespace), from statvfs. */
-static const struct {
-    unsigned long st, ms;
-} KEPT_FLAGS[] = {{ST_NOSUID, MS_NOSUID},         {ST_NODEV, MS_NODEV},
-                  {ST_NOEXEC, MS_NOEXEC},         {ST_NOATIME, MS_NOATIME},
-                  {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME}};
-
-/* The bind at playground/name made read-only, its other flags kept. */
-static int box_read_only(const char *playground, const char *name)
-{
-    char at[BOX_PATH_MAX];
-    struct statvfs st;
-    if (snprintf(at, sizeof at, "%s/%s", playground, name) >= (int)sizeof at)
-        return errno = ENAMETOOLONG, -1;
-    if (statvfs(at, &st) < 0)
-        return -1;
-    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
-    for (size_t i = 0; i < sizeof KEPT_FLAGS / sizeof KEPT_FLAGS[0]; i++)
-        if (st.f_flag & KEPT_FLAGS[i].st)
-            flags |= KEPT_FLAGS[i].ms;
-    return mount(NULL, at, NULL, flags, NULL);
+    struct mount_attr rdonly = {.attr_set = MOUNT_ATTR_RDONLY};
+    struct stat is, want;
+    int tree = open_tree(real, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    int at = tree < 0 ? -1 : openat(pg, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int ret = at < 0 || fstat(tree, &want) < 0 || fstat(at, &is) < 0 ? -1 : 0;
+    if (ret == 0 && (is.st_mode & S_IFMT) != (want.st_mode & S_IFMT))
+        ret = -1, errno = EEXIST; /* not the placeholder: changed meanwhile */
+    if (ret == 0 && ro && mount_setattr(tree, "", AT_EMPTY_PATH, &rdonly, sizeof rdonly) < 0)
+        ret = -1, *ro_failed = true;
+    if (ret == 0)
+        ret = move_mount(tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+    int e = errno;
+    if (at >= 0)
+        close(at);
+    if (tree >= 0)
+        close(tree);
+    errno = e;
+    return ret;
 }
 
 /* The shared names of the real playground (real) bound over
- * placeholders in the player's (mine, over playground by then when
- * bind): read-only (x->shared) or writable (x->shared_rw). */
-static void box_shared(const spawnexec_t *x, int real, int mine, bool bind)
+ * placeholders in the player's (mine; pg, the playground covered by it,
+ * when bind): read-only (x->shared) or writable (x->shared_rw). */
+static void box_shared(const spawnexec_t *x, int real, int mine, int pg, bool bind)
 {
     char name[GAMECFG_NAME_MAX + 1];
     const struct {
@@ -467,12 +461,11 @@ static void box_shared(const spawnexec_t *x, int real, int mine, bool bind)
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         for (const char *s = lists[i].names, *rest; (rest = next_name(s, name, sizeof name));
              s = rest) {
+            bool ro_failed = false;
             if (!bind && box_placeholder(real, mine, name) < 0)
                 child_fail(STEP_SHARED);
-            if (bind && box_share(real, x->playground, name) < 0)
-                child_fail(STEP_SHARED);
-            if (bind && lists[i].ro && box_read_only(x->playground, name) < 0)
-                child_fail(STEP_SHARED_RO);
+            if (bind && box_share(real, pg, name, lists[i].ro, &ro_failed) < 0)
+                child_fail(ro_failed ? STEP_SHARED_RO : STEP_SHARED);
         }
 }
 
@@ -488,10 +481,14 @@ static void box_playground(const spawnexec_t *x, int own)
     int save = mine < 0 ? -1 : box_subdir(mine, "save", 0700);
     if (save < 0)
         child_fail(STEP_PLAYGROUND);
-    box_shared(x, real, mine, false);
-    if (bind_fd(mine, x->playground) < 0)
+    box_shared(x, real, mine, -1, false);
+    int pg = bind_fd(mine, x->playground) < 0
+                 ? -1
+                 : open(x->playground, O_PATH | O_DIRECTORY | O_CLOEXEC); /* the bind */
+    if (pg < 0)
         child_fail(STEP_PLAYGROUND);
-    box_shared(x, real, mine, true);
+    box_shared(x, real, mine, pg, true);
+    close(pg);
     close(save);
     close(mine);
     close(real);
