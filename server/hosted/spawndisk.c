@@ -69,14 +69,26 @@ static bool watched(const spawndisk_game_t *g, ino_t ino)
     return false;
 }
 
+/* Whether g watches SPAWNDISK_WATCH_MAX directories already. */
+static bool watches_full(const spawndisk_game_t *g)
+{
+    int n = 0;
+    for (const spawndisk_wd_t *w = g->wds; w && n < SPAWNDISK_WATCH_MAX; w = w->next)
+        n++;
+    return n >= SPAWNDISK_WATCH_MAX;
+}
+
 /* A directory the walk of dk->walking passes (open as fd) is watched
- * from now on, once (a walk that passes it again costs an fstat). */
+ * from now on, once (a walk that passes it again costs an fstat), up to
+ * SPAWNDISK_WATCH_MAX a game: the kernel's watches are root's, shared
+ * with every other program of root's, and a program could make
+ * thousands of directories to spend them. */
 static void watch_dir(int fd, void *ud)
 {
     spawndisk_t *dk = ud;
     spawndisk_game_t *g = game_find(dk, dk->walking);
     struct stat st;
-    if (!g || dk->ifd < 0 || fstat(fd, &st) < 0 || watched(g, st.st_ino))
+    if (!g || dk->ifd < 0 || fstat(fd, &st) < 0 || watched(g, st.st_ino) || watches_full(g))
         return;
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd); /* the directory itself */
@@ -273,8 +285,8 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
     diskuse_t counted = use;
     counted.deep = false;
     bool hard = diskuse_over(&counted, g->disk_bytes * 2, g->disk_files * 2);
-    dg->due =
-        tick(now + (dg->hung || over || near(&use, g) ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
+    bool often = dg->hung || over || near(&use, g) || watches_full(dg); /* full: some unwatched */
+    dg->due = tick(now + (often ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
     if (!over || (dg->hung && !hard))
         return;
     diskuse_say(&use, g->disk_bytes, g->disk_files, why, sizeof why);

@@ -8,8 +8,9 @@
  * game runs it is measured every SPAWNDISK_EVERY_MS, every
  * SPAWNDISK_NEAR_MS once it holds more than half of a cap or has been
  * hung up, and SPAWNDISK_GAP_MS after inotify(7) says something in it
- * changed (each directory a walk passes is watched: a write, a new
- * entry, a rename into it), so a program that writes is measured as it
+ * changed (each directory a walk passes is watched, SPAWNDISK_WATCH_MAX
+ * a game at most: a write, a new entry, a rename into it; a game with
+ * more is measured every SPAWNDISK_NEAR_MS instead), so a program that writes is measured as it
  * writes while an idle one costs only its periodic measurement, which
  * catches what inotify does not see (writes through a shared mapping).
  * When the kernel's inotify watches run out, the periodic measurement
@@ -32,11 +33,12 @@
 #include "playerfs.h"
 #include "spawner.h"
 
-#define SPAWNDISK_EVERY_MS 2000 /* a game's directory is measured this often */
-#define SPAWNDISK_NEAR_MS  250  /* ... past half a cap, or hung up */
-#define SPAWNDISK_GAP_MS   100  /* ... after a change inotify saw, at most this often */
-#define SPAWNDISK_TICK_MS  100  /* periodic measurements fall on these ticks */
-#define SPAWNDISK_BATCH    64   /* games measured in one turn of the loop */
+#define SPAWNDISK_EVERY_MS  2000 /* a game's directory is measured this often */
+#define SPAWNDISK_NEAR_MS   250  /* ... past half a cap, or hung up */
+#define SPAWNDISK_GAP_MS    100  /* ... after a change inotify saw, at most this often */
+#define SPAWNDISK_TICK_MS   100  /* periodic measurements fall on these ticks */
+#define SPAWNDISK_BATCH     64   /* games measured in one turn of the loop */
+#define SPAWNDISK_WATCH_MAX 64   /* directories a game has watched (inotify) at most */
 
 /* A directory watched (inotify), found by its watch descriptor. */
 typedef struct spawndisk_wd {

@@ -7,7 +7,10 @@ player's next start is refused while the directory is over, nothing
 spawned, and starts again once it is under. Debian's NetHack, under the
 default caps, plays, saves and comes back as before."""
 import datetime
+import os
+import pathlib
 import re
+import time
 
 from harness import Daemon, unique_name
 from test_hosted import answer_until, open_to_games, own_saves, playground, settle, to_map, toy_copy
@@ -139,6 +142,49 @@ def test_a_program_that_writes_is_measured_as_it_writes(bindir, tmp_path, client
                           timeout=10).group(0)
         took = stamp(over) - stamp(began)
         assert 2.9 < took < 3.6, took
+        t.wait_for(HELP)
+    finally:
+        d.stop_clean()
+
+
+def inotify_watches(pid):
+    """The inotify watches process pid holds, all its inotify descriptors'."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:inotify":
+                info = pathlib.Path(f"/proc/{pid}/fdinfo/{fd}").read_text()
+                n += sum(1 for ln in info.splitlines() if ln.startswith("inotify wd:"))
+        except FileNotFoundError:
+            pass
+    return n
+
+
+def test_a_program_cannot_spend_the_machines_inotify_watches(bindir, tmp_path, clients):
+    """The kernel's inotify watches are root's, shared with every program
+    of root's: a program that makes a thousand directories gets at most
+    64 of them watched, and is measured every 0.25 s instead, so writing
+    in the others is still seen soon."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game dirs]\ncommand = {toy} fill dirs 1000\n"
+              "disk-files = 5000\n")
+    try:
+        spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
+        t = clients(d.port)
+        name = unique_name("wd")
+        t.register(name)
+        t.send("1")
+        t.wait_for("filled 1000", timeout=30)
+        time.sleep(2.5)  # a periodic measurement has walked them all
+        assert 1 <= inotify_watches(spawner) <= 64, inotify_watches(spawner)
+        # a write past the watched ones: seen within a measurement or two
+        deep = sorted(player_dir(d, "dirs", name).glob("fill-*"))[-1]
+        big = deep / "big"
+        with open(big, "wb") as f:
+            f.truncate(0)
+            f.write(b"x" * (80 << 20))
+        os.chown(big, *(os.stat(deep).st_uid, os.stat(deep).st_gid))
+        d.wait_log(rf"spawner: disk over game=dirs dir={name} .*: hung up", timeout=2)
         t.wait_for(HELP)
     finally:
         d.stop_clean()

@@ -66,10 +66,11 @@
  *              "umount proc: ok|why", "mount proc: ok|why", then "ls:
  *              NAME ..." (what DIR lists after) and "pids: P ..." (what
  *              /proc lists), then waits for 'q'
- *   fill files|bytes N [nohup] [late]
+ *   fill files|bytes|dirs N [nohup] [late]
  *              fills its working directory (the player's), as a program
- *              that would fill the disk: N empty files ("files") or N
- *              files of 1 MB written ("bytes"), named fill-NNNNN; prints
+ *              that would fill the disk: N empty files ("files"), N
+ *              files of 1 MB written ("bytes") or N empty directories
+ *              ("dirs"), named fill-NNNNN; prints
  *              "fill ready" first and "filled N" (or "fill: " and why
  *              not) after, then waits for 'q'. With nohup it ignores
  *              SIGHUP and, once filled, sleeps until it is killed; with
@@ -100,6 +101,7 @@
 #include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -691,12 +693,14 @@ static int spill(int argc, char **argv)
     return wait_q();
 }
 
-/* One file of fill: empty, or of 1 MB written. */
-static int fill_one(int i, bool bytes)
+/* One file of fill: empty, or of 1 MB written; or a directory. */
+static int fill_one(int i, bool bytes, bool dirs)
 {
     static char block[64 * 1024];
     char name[32];
     snprintf(name, sizeof name, "fill-%05d", i);
+    if (dirs)
+        return mkdir(name, 0700);
     int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
@@ -712,6 +716,7 @@ static int fill_one(int i, bool bytes)
 static int fill(int argc, char **argv)
 {
     bool bytes = argc > 2 && !strcmp(argv[2], "bytes");
+    bool dirs = argc > 2 && !strcmp(argv[2], "dirs");
     bool hup = true, late = false;
     for (int a = 4; a < argc; a++) {
         hup = hup && strcmp(argv[a], "nohup");
@@ -725,7 +730,7 @@ static int fill(int argc, char **argv)
     out("fill ready\r\n");
     if (late)
         sleep(3);
-    while (i < n && fill_one(i, bytes) == 0)
+    while (i < n && fill_one(i, bytes, dirs) == 0)
         i++;
     if (i < n)
         snprintf(line, sizeof line, "fill: %s after %d\r\n", strerror(errno), i);
@@ -793,6 +798,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
                     "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
                     "NAME|peek|kill|snoop [DIR...]|"
-                    "grab DIR|unmount DIR|fill files|bytes N [nohup] [late]|spill [DIR...]\n");
+                    "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]\n");
     return 2;
 }
