@@ -52,6 +52,7 @@ typedef enum {
     STEP_USER,
     STEP_NET,
     STEP_PID,
+    STEP_IPC,
     STEP_MOUNT,
     STEP_PLAYGROUND,
     STEP_SHARED,
@@ -68,6 +69,7 @@ static const char *const STEP_NAMES[] = {"terminal setup",
                                          "user switch",
                                          "network cut",
                                          "pid namespace",
+                                         "ipc namespace",
                                          "mount namespace",
                                          "playground mount",
                                          "playground shared",
@@ -613,8 +615,10 @@ static int drop_rights(void)
     return ret;
 }
 
-/* In the holder, inside the user namespace: a pid and a mount namespace,
- * the pid namespace's pid 1. The rights the user namespace gave (in it
+/* In the holder, inside the user namespace: a pid, an IPC and a mount
+ * namespace, the pid namespace's pid 1 (the IPC namespace's System V
+ * segments and queues, and POSIX queues, end with the game's last
+ * process). The rights the user namespace gave (in it
  * only) go once the reaper has mounted /proc: neither the holder nor the
  * reaper keeps any. */
 static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
@@ -622,6 +626,8 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
     int status[2];
     if (unshare(CLONE_NEWPID) < 0 || pipe2(status, O_CLOEXEC) < 0)
         child_fail(STEP_PID);
+    if (unshare(CLONE_NEWIPC) < 0) /* System V memory and queues: the game's, gone with it */
+        child_fail(STEP_IPC);
     if (unshare(CLONE_NEWNS) < 0)
         child_fail(STEP_MOUNT);
     child_mount_namespace(x);

@@ -91,7 +91,7 @@ def test_systemd_unit(bindir, tmp_path):
                  "SystemCallFilter=@system-service @mount landlock_create_ruleset "
                  "landlock_restrict_self",  # @mount, landlock: a game's box
                  # hosted games' own: no network, no other game, no other player's files
-                 "RestrictNamespaces=user net pid mnt",
+                 "RestrictNamespaces=user net pid mnt ipc",
                  "ProcSubset=pid",  # nothing over parts of /proc: a game may mount its own
                  "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0711 /var/lib/warren",
                  "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0750 /run/warren"):

@@ -529,6 +529,41 @@ def test_a_program_writes_nowhere_its_disk_cap_does_not_count(bindir, box, clien
         assert not [n for n in os.listdir(p) if n.startswith("ptytoy-spill-")], p
 
 
+def shm_segments(uid):
+    """The ids of the machine's System V shared memory segments uid owns."""
+    ids = []
+    for ln in pathlib.Path("/proc/sysvipc/shm").read_text().splitlines()[1:]:
+        f = ln.split()
+        if int(f[7]) == uid:  # key shmid perms size cpid lpid nattch uid ...
+            ids.append(int(f[1]))
+    return ids
+
+
+def test_a_programs_system_v_memory_ends_with_its_game(bindir, box, clients):
+    """A System V shared memory segment a program makes and leaves is
+    memory no limit of its counts, and the machine's would keep it past
+    the game (and warrend): the box has an IPC namespace of its own,
+    whose segments go with it."""
+    uid = games_ids()[0]
+    before = set(shm_segments(uid))
+    d = start(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} sysv\n")
+    try:
+        t = clients(d.port)
+        name = unique_name("sv")
+        t.register(name)
+        t.send("1")
+        t.wait_for("sysv shm ")
+        t.send("q")
+        d.wait_log(rf"program exited user={name} game=toy ")
+        t.wait_for("toy has ended")
+    finally:
+        d.stop_clean()
+    left = set(shm_segments(uid)) - before
+    for shmid in left:  # the machine's own: removed, as an admin would
+        subprocess.run(["ipcrm", "-m", str(shmid)], check=False)
+    assert not left, left
+
+
 def test_a_program_cannot_undo_its_box(bindir, box, clients):
     """A program that would make a user and mount namespace of its own,
     where it would have every right, is refused (the box's user namespace

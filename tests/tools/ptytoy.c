@@ -82,6 +82,9 @@
  *              tmpfs there (memory no limit counts); prints "spill DIR:
  *              ok|why", "nested namespaces: ok|why", "nested tmpfs:
  *              ok|why" (when it has them), "spill done", then waits for 'q'
+ *   sysv       makes a System V shared memory segment of 1 MB, writes it
+ *              and leaves it; prints "sysv shm ID" (or why not), then
+ *              waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -99,6 +102,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -693,6 +697,25 @@ static int spill(int argc, char **argv)
     return wait_q();
 }
 
+/* A System V shared memory segment of 1 MB, written and left behind
+ * (memory no limit of the program's counts, which would outlive it). */
+static int sysv(void)
+{
+    raw_mode();
+    char line[100];
+    int id = shmget(IPC_PRIVATE, 1 << 20, IPC_CREAT | 0600);
+    char *p = id < 0 ? (char *)-1 : shmat(id, NULL, 0);
+    if (p != (char *)-1) {
+        memset(p, 'x', 1 << 20);
+        shmdt(p);
+        snprintf(line, sizeof line, "sysv shm %d\r\n", id);
+    } else {
+        snprintf(line, sizeof line, "sysv shm: %s\r\n", strerror(errno));
+    }
+    out(line);
+    return wait_q();
+}
+
 /* One file of fill: empty, or of 1 MB written; or a directory. */
 static int fill_one(int i, bool bytes, bool dirs)
 {
@@ -786,7 +809,7 @@ static const struct {
     {"keys", keys, NULL},          {"xlog", NULL, xlog_row},       {"connect", NULL, connect_to},
     {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
     {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
-    {"fill", NULL, fill},          {"spill", NULL, spill},
+    {"fill", NULL, fill},          {"spill", NULL, spill},         {"sysv", sysv, NULL},
 };
 
 int main(int argc, char **argv)
@@ -795,9 +818,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++)
         if (!strcmp(mode, MODES[i].name))
             return MODES[i].plain ? MODES[i].plain() : MODES[i].with(argc, argv);
-    fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
-                    "NAME|peek|kill|snoop [DIR...]|"
-                    "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]\n");
+    fprintf(stderr,
+            "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+            "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
+            "NAME|peek|kill|snoop [DIR...]|"
+            "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv\n");
     return 2;
 }
