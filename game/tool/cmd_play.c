@@ -8,13 +8,66 @@
 #include "keys.h"
 #include "tool.h"
 
+/* --frames: each key's frame taken as a session takes it (drawn into the
+ * grid with the turn counter on and stamps, diffed by the ANSI encoder
+ * against what the terminal shows, which then becomes the grid): the
+ * bytes' count and hash, to compare builds byte for byte. */
+typedef struct {
+    ansi_profile_t prof;
+    screen_t *grid, *sent;
+    buf_t b;
+    uint64_t stamps, bytes, hash;
+    game_view_t v;
+} play_frames_t;
+
 typedef struct {
     const content_t *c;
     game_t *g;
     long fed, snapshot_at;
     int failed;
     script_vm_t *vm;
+    play_frames_t *fr; /* NULL: no --frames */
 } play_t;
+
+static play_frames_t *frames_new(int w, int h)
+{
+    play_frames_t *fr = calloc(1, sizeof *fr);
+    if (!fr)
+        return NULL;
+    ansi_profile_for_term(&fr->prof, "xterm-256color");
+    fr->grid = screen_new(w, h);
+    fr->sent = screen_new(w, h);
+    buf_init(&fr->b);
+    fr->hash = 0xcbf29ce484222325ull;
+    fr->v = (game_view_t){.turns = true, .stamps = &fr->stamps};
+    return fr;
+}
+
+static void frames_free(play_frames_t *fr)
+{
+    if (!fr)
+        return;
+    if (fr->grid)
+        printf("frames %llu bytes hash %016llx\n", (unsigned long long)fr->bytes,
+               (unsigned long long)fr->hash);
+    buf_free(&fr->b);
+    screen_free(fr->grid);
+    screen_free(fr->sent);
+    free(fr);
+}
+
+static void frames_take(play_frames_t *fr, game_t *g)
+{
+    buf_reset(&fr->b);
+    game_render(g, fr->grid, &fr->v);
+    ansi_diff(&fr->prof, fr->sent, fr->grid, &fr->b);
+    screen_copy(fr->sent, fr->grid);
+    screen_clean(fr->sent);
+    screen_clean(fr->grid);
+    for (size_t i = 0; i < fr->b.len; i++) /* FNV-1a */
+        fr->hash = (fr->hash ^ (uint8_t)fr->b.data[i]) * 0x100000001b3ull;
+    fr->bytes += fr->b.len;
+}
 
 static int play_roundtrip(play_t *p)
 {
@@ -47,6 +100,8 @@ static void play_key(void *ud, key_event_t k)
     }
     game_input(p->g, p->vm, k);
     p->fed++;
+    if (p->fr)
+        frames_take(p->fr, p->g);
 }
 
 /* --save FILE: the final state as a snapshot blob (fuzz seeds, tools). */
@@ -111,11 +166,11 @@ int cmd_play(int argc, char **argv)
     uint64_t seed = 1;
     long snap = -1;
     const char *save = NULL;
-    int dump = 0;
+    int dump = 0, frames = 0;
     int w = 80, h = 24;
     for (int i = 1; i < argc; i += 2) {
-        if (!strcmp(argv[i], "--dump")) {
-            dump = 1; /* the text dump goes to stderr */
+        if (!strcmp(argv[i], "--dump") || !strcmp(argv[i], "--frames")) {
+            *(argv[i][2] == 'd' ? &dump : &frames) = 1; /* the text dump goes to stderr */
             i--;
             continue;
         }
@@ -147,8 +202,9 @@ int cmd_play(int argc, char **argv)
     char err[160];
     content_t *c = content_load(NULL, err, sizeof err);
     screen_t *s = screen_new(w, h);
-    play_t p = {c, c ? game_new(c, seed, NULL) : NULL, 0, snap, 0, script_vm_new()};
-    if (!c || !s || !p.g || !p.vm) {
+    play_t p = {c, c ? game_new(c, seed, NULL) : NULL, 0, snap, 0, script_vm_new(), NULL};
+    p.fr = frames ? frames_new(w, h) : NULL;
+    if (!c || !s || !p.g || !p.vm || (frames && !(p.fr && p.fr->grid && p.fr->sent))) {
         fprintf(stderr, "play: cannot start (%s)\n", c ? "bad size or out of memory" : err);
         return 1;
     }
@@ -173,6 +229,7 @@ int cmd_play(int argc, char **argv)
         fwrite(b.data, 1, b.len, stderr);
         buf_free(&b);
     }
+    frames_free(p.fr);
     free(data);
     game_free(p.g);
     script_vm_free(p.vm);

@@ -14,8 +14,8 @@ typedef struct {
 } tool_cmd_t;
 
 #define TOOL_CMD_LIST(X)                                                                         \
-    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: "  \
-            "final screen + hash")                                                               \
+    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump] "   \
+            "[--frames]: final screen + hash (--frames: each key's frame's ANSI bytes hashed)")  \
     X(bench, "bench [walk|kinds|keys KIND]: engine BENCH lines (keys: each key's frame)")        \
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
               "generated levels")                                                                \
