@@ -384,7 +384,22 @@ enum { STATUS_PARTS = 11 };
 /* The turn counter's piece of the status line (status_parts, turn_only). */
 static int turn_text(char *buf, size_t n, uint64_t turn)
 {
-    return snprintf(buf, n, "  Turn %llu", (unsigned long long)turn);
+    char digits[24];
+    int d = 0;
+    do /* written by hand: it changes on every key, and snprintf costs ten times this */
+        digits[d++] = (char)('0' + turn % 10);
+    while ((turn /= 10) != 0);
+    int len = 7 + d;
+    if ((size_t)len >= n) { /* not met: callers' buffers hold the longest */
+        if (n)
+            buf[0] = 0;
+        return -1;
+    }
+    memcpy(buf, "  Turn ", 7);
+    for (int i = 0; i < d; i++)
+        buf[7 + i] = digits[d - 1 - i];
+    buf[len] = 0;
+    return len;
 }
 
 static int status_add(status_part_t *pt, int n, style_t st, int keep, const char *fmt, ...)
@@ -601,17 +616,6 @@ static void shadow_row(render_cache_t *cache, const level_t *lv, const map_view_
     memcpy(plane(cache, 2) + at, lv->vis + li, n);
 }
 
-static bool row_same(render_cache_t *cache, const level_t *lv, const map_view_t *m, int sy)
-{
-    int x0, x1;
-    shadow_span(lv, m, &x0, &x1);
-    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
-    size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
-    return memcmp(plane(cache, 0) + at, lv->terrain + li, n) == 0 &&
-           memcmp(plane(cache, 1) + at, lv->seen + li, n) == 0 &&
-           memcmp(plane(cache, 2) + at, lv->vis + li, n) == 0;
-}
-
 static bool on_view(const level_t *lv, const map_view_t *m, int sx, int sy)
 {
     int x0, x1;
@@ -659,30 +663,49 @@ static void marks_draw(game_t *g, render_cache_t *cache, const level_t *lv, cons
     }
 }
 
-/* Eight cells of the three planes from k on, cell k + j in byte j (bits
- * 8j to 8j + 7): a byte is not zero where that cell changed. */
-static uint64_t eight_diff(const uint8_t *const was[3], const uint8_t *const now[3], size_t k)
-{
-    uint64_t d = 0;
-    for (int p = 0; p < 3; p++) {
-        uint64_t a, b;
-        memcpy(&a, was[p] + k, 8);
-        memcpy(&b, now[p] + k, 8);
-        d |= a ^ b;
-    }
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    d = __builtin_bswap64(d);
-#endif
-    return d;
-}
-
 /* One shadow row against the level: the planes as last drawn (was) and
- * as they are (now), from the shadow's column x0 on (level cell li). */
+ * as they are (now), n cells from the shadow's column x0 on (level cell
+ * li). */
 typedef struct {
-    const uint8_t *was[3], *now[3];
-    size_t li;
+    uint8_t *was[3];
+    const uint8_t *now[3];
+    size_t li, n;
     int x0, sy;
 } shadow_row_t;
+
+static shadow_row_t row_of(render_cache_t *cache, const level_t *lv, const map_view_t *m, int sy)
+{
+    int x0, x1;
+    shadow_span(lv, m, &x0, &x1);
+    size_t at = shadow_at(m, x0, sy);
+    size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
+    return (shadow_row_t){{plane(cache, 0) + at, plane(cache, 1) + at, plane(cache, 2) + at},
+                          {lv->terrain + li, lv->seen + li, lv->vis + li},
+                          li,
+                          (size_t)(x1 - x0),
+                          x0,
+                          sy};
+}
+
+/* Sixteen bytes, loaded and compared as one (SSE2's on x86-64). */
+typedef uint8_t bytes16_t __attribute__((vector_size(16)));
+
+/* Sixteen cells of the three planes from k on, cell k + j in byte j % 8
+ * of word j / 8: a byte is not zero where that cell changed. False when
+ * none did. */
+static bool sixteen_diff(const shadow_row_t *r, size_t k, uint64_t d[2])
+{
+    bytes16_t a0, a1, a2, b0, b1, b2;
+    memcpy(&a0, r->was[0] + k, 16), memcpy(&b0, r->now[0] + k, 16);
+    memcpy(&a1, r->was[1] + k, 16), memcpy(&b1, r->now[1] + k, 16);
+    memcpy(&a2, r->was[2] + k, 16), memcpy(&b2, r->now[2] + k, 16);
+    bytes16_t x = (a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2);
+    memcpy(d, &x, 16);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    d[0] = __builtin_bswap64(d[0]), d[1] = __builtin_bswap64(d[1]);
+#endif
+    return (d[0] | d[1]) != 0;
+}
 
 /* Marks what a change of the row's cell k shows. Wall lines join seen
  * terrain: only a change of those touches the neighbours; a change of
@@ -698,30 +721,46 @@ static inline void cell_changes(render_cache_t *cache, const level_t *lv, marks_
         mark(mk, sx, r->sy);
 }
 
-/* Marks what changed on the shadow's row sy, eight cells at a time
- * (most of a changed row is as it was). */
+/* The changed cells of eight from k on (d: a word of sixteen_diff's). */
+static void eight_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
+                          const shadow_row_t *r, size_t k, uint64_t d)
+{
+    while (d) { /* only the changed cells, lowest first */
+        int j = __builtin_ctzll(d) / 8;
+        cell_changes(cache, lv, mk, r, k + (size_t)j);
+        d &= ~(0xFFull << (8 * j));
+    }
+}
+
+/* Marks what changed on the shadow's row sy, sixteen cells at a time
+ * (most rows, and most of a changed row, are as they were), and takes
+ * a changed row into the shadow. */
 static void row_changes(render_cache_t *cache, const level_t *lv, const map_view_t *m, marks_t *mk,
                         int sy)
 {
-    int x0, x1;
-    shadow_span(lv, m, &x0, &x1);
-    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0), k = 0;
-    size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
-    const shadow_row_t r = {{plane(cache, 0) + at, plane(cache, 1) + at, plane(cache, 2) + at},
-                            {lv->terrain + li, lv->seen + li, lv->vis + li},
-                            li,
-                            x0,
-                            sy};
-    for (; k + 8 <= n; k += 8) {
-        uint64_t d = eight_diff(r.was, r.now, k);
-        while (d) { /* only the changed cells, lowest first */
-            int j = __builtin_ctzll(d) / 8;
-            cell_changes(cache, lv, mk, &r, k + (size_t)j);
-            d &= ~(0xFFull << (8 * j));
+    const shadow_row_t r = row_of(cache, lv, m, sy);
+    bool changed = false;
+    size_t k = 0;
+    for (uint64_t d[2]; k < r.n; k += 16) {
+        size_t at = k + 16 <= r.n ? k : r.n - 16; /* the last sixteen: the row's end */
+        if (r.n < 16 || !sixteen_diff(&r, at, d))
+            continue;
+        if (at < k) { /* cells before k were looked at already */
+            size_t skip = k - at;
+            d[0] &= skip >= 8 ? 0 : ~0ull << (8 * skip);
+            d[1] &= skip <= 8 ? ~0ull : ~0ull << (8 * (skip - 8));
         }
+        eight_changes(cache, lv, mk, &r, at, d[0]);
+        eight_changes(cache, lv, mk, &r, at + 8, d[1]);
+        changed = true;
     }
-    for (; k < n; k++)
+    for (k = 0; r.n < 16 && k < r.n; k++) { /* a view narrower than sixteen tiles */
+        changed |=
+            r.was[0][k] != r.now[0][k] || r.was[1][k] != r.now[1][k] || r.was[2][k] != r.now[2][k];
         cell_changes(cache, lv, mk, &r, k);
+    }
+    for (int p = 0; changed && p < 3; p++)
+        memcpy(r.was[p], r.now[p], r.n);
 }
 
 /* cache->sky for lv's regions as they are now (sky_at by region value). */
@@ -742,10 +781,8 @@ static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
     marks_t mk;
     memset(&mk, 0, sizeof mk);
     for (int sy = -1; sy <= m->vh; sy++) {
-        if (shadow_row_on_level(lv, m, sy) && !row_same(cache, lv, m, sy)) {
+        if (shadow_row_on_level(lv, m, sy))
             row_changes(cache, lv, m, &mk, sy);
-            shadow_row(cache, lv, m, sy);
-        }
         marks_draw(g, cache, lv, m, &mk, sy - 1); /* no later row reaches it */
     }
 }
