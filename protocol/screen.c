@@ -287,8 +287,8 @@ int screen_text(screen_t *s, int x, int y, style_t st, const char *utf8)
     const uint8_t *p = (const uint8_t *)utf8;
     size_t len = strlen(utf8), i = 0;
     while (i < len && x < s->w) {
-        size_t used;
-        uint32_t cp = utf8_decode(p + i, len - i, &used);
+        size_t used = 1;
+        uint32_t cp = p[i] < 0x80 ? p[i] : utf8_decode(p + i, len - i, &used);
         i += used;
         if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
             continue;

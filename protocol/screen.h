@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SCREEN_DEFAULT_COLOR 0x100 /* fg/bg value: the terminal's default */
 #define SCREEN_MAX_W         512
@@ -102,9 +103,13 @@ static inline cell_t screen_blank(void)
     cell_t c = {.ch = ' ', .attr = 0, .fg = SCREEN_DEFAULT_COLOR, .bg = SCREEN_DEFAULT_COLOR};
     return c;
 }
+/* Every bit of a cell is named: equal cells are equal words. */
 static inline bool cell_eq(const cell_t *a, const cell_t *b)
 {
-    return a->ch == b->ch && a->fg == b->fg && a->bg == b->bg && a->attr == b->attr;
+    uint64_t x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return x == y;
 }
 /* NULL when (x, y) is outside the grid. */
 const cell_t *screen_at(const screen_t *s, int x, int y);
