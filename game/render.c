@@ -673,6 +673,7 @@ typedef struct {
     int x0, sy;
 } shadow_row_t;
 
+/* The shadow's row sy against the level (on the level: the caller checks). */
 static shadow_row_t row_of(render_cache_t *cache, const level_t *lv, const map_view_t *m, int sy)
 {
     int x0, x1;
@@ -687,13 +688,25 @@ static shadow_row_t row_of(render_cache_t *cache, const level_t *lv, const map_v
                           sy};
 }
 
+/* r moved to the next row down: the shadow's rows are vw + 2 cells apart,
+ * the level's w. */
+static void row_next(shadow_row_t *r, const level_t *lv, const map_view_t *m)
+{
+    for (int p = 0; p < 3; p++) {
+        r->was[p] += m->vw + 2;
+        r->now[p] += lv->w;
+    }
+    r->li += (size_t)lv->w;
+    r->sy++;
+}
+
 /* Sixteen bytes, loaded and compared as one (SSE2's on x86-64). */
 typedef uint8_t bytes16_t __attribute__((vector_size(16)));
 
 /* Sixteen cells of the three planes from k on, cell k + j in byte j % 8
  * of word j / 8: a byte is not zero where that cell changed. False when
  * none did. */
-static bool sixteen_diff(const shadow_row_t *r, size_t k, uint64_t d[2])
+static inline bool sixteen_diff(const shadow_row_t *r, size_t k, uint64_t d[2])
 {
     bytes16_t a0, a1, a2, b0, b1, b2;
     memcpy(&a0, r->was[0] + k, 16), memcpy(&b0, r->now[0] + k, 16);
@@ -732,35 +745,43 @@ static void eight_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
     }
 }
 
-/* Marks what changed on the shadow's row sy, sixteen cells at a time
- * (most rows, and most of a changed row, are as they were), and takes
- * a changed row into the shadow. */
-static void row_changes(render_cache_t *cache, const level_t *lv, const map_view_t *m, marks_t *mk,
-                        int sy)
+/* The changed cells of the sixteen from at on, but those before from. */
+static void sixteen_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
+                            const shadow_row_t *r, size_t at, size_t from, uint64_t d[2])
 {
-    const shadow_row_t r = row_of(cache, lv, m, sy);
+    size_t skip = from - at;
+    d[0] &= skip >= 8 ? 0 : ~0ull << (8 * skip);
+    d[1] &= skip <= 8 ? ~0ull : ~0ull << (8 * (skip - 8));
+    eight_changes(cache, lv, mk, r, at, d[0]);
+    eight_changes(cache, lv, mk, r, at + 8, d[1]);
+}
+
+/* Marks what changed on r's row, sixteen cells at a time (most rows, and
+ * most of a changed row, are as they were; the last sixteen end at the
+ * row's end), and takes a changed row into the shadow. */
+static void row_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
+                        const shadow_row_t *row)
+{
+    const shadow_row_t rc = *row, *r = &rc; /* a const copy: no store reaches it */
     bool changed = false;
     size_t k = 0;
-    for (uint64_t d[2]; k < r.n; k += 16) {
-        size_t at = k + 16 <= r.n ? k : r.n - 16; /* the last sixteen: the row's end */
-        if (r.n < 16 || !sixteen_diff(&r, at, d))
-            continue;
-        if (at < k) { /* cells before k were looked at already */
-            size_t skip = k - at;
-            d[0] &= skip >= 8 ? 0 : ~0ull << (8 * skip);
-            d[1] &= skip <= 8 ? ~0ull : ~0ull << (8 * (skip - 8));
+    uint64_t d[2];
+    for (; r->n >= 16 && k + 16 <= r->n; k += 16)
+        if (sixteen_diff(r, k, d)) {
+            sixteen_changes(cache, lv, mk, r, k, k, d);
+            changed = true;
         }
-        eight_changes(cache, lv, mk, &r, at, d[0]);
-        eight_changes(cache, lv, mk, &r, at + 8, d[1]);
+    if (r->n >= 16 && k < r->n && sixteen_diff(r, r->n - 16, d)) {
+        sixteen_changes(cache, lv, mk, r, r->n - 16, k, d);
         changed = true;
     }
-    for (k = 0; r.n < 16 && k < r.n; k++) { /* a view narrower than sixteen tiles */
-        changed |=
-            r.was[0][k] != r.now[0][k] || r.was[1][k] != r.now[1][k] || r.was[2][k] != r.now[2][k];
-        cell_changes(cache, lv, mk, &r, k);
+    for (k = 0; r->n < 16 && k < r->n; k++) { /* a view narrower than sixteen tiles */
+        changed |= r->was[0][k] != r->now[0][k] || r->was[1][k] != r->now[1][k] ||
+                   r->was[2][k] != r->now[2][k];
+        cell_changes(cache, lv, mk, r, k);
     }
     for (int p = 0; changed && p < 3; p++)
-        memcpy(r.was[p], r.now[p], r.n);
+        memcpy(r->was[p], r->now[p], r->n);
 }
 
 /* cache->sky for lv's regions as they are now (sky_at by region value). */
@@ -780,9 +801,16 @@ static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
     sky_table(g, lv, cache);
     marks_t mk;
     memset(&mk, 0, sizeof mk);
+    shadow_row_t r;
+    bool on = false; /* r is row sy's: the rows on the level are one run */
     for (int sy = -1; sy <= m->vh; sy++) {
-        if (shadow_row_on_level(lv, m, sy))
-            row_changes(cache, lv, m, &mk, sy);
+        if (shadow_row_on_level(lv, m, sy)) {
+            if (on)
+                row_next(&r, lv, m);
+            else
+                r = row_of(cache, lv, m, sy), on = true;
+            row_changes(cache, lv, &mk, &r);
+        }
         marks_draw(g, cache, lv, m, &mk, sy - 1); /* no later row reaches it */
     }
 }
