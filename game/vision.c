@@ -171,10 +171,11 @@ static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box
 }
 
 /* The view from (x, y) at radius: the kept one when it was made from
- * there (a step back), else a scan. Returns its reach, or -1. */
-static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box)
+ * there (a step back: *back set), else a scan. Returns its reach, or -1. */
+static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box, bool *back)
 {
-    if (lv->kept_ok && lv->kept_x == x && lv->kept_y == y && lv->kept_radius == radius) {
+    *back = lv->kept_ok && lv->kept_x == x && lv->kept_y == y && lv->kept_radius == radius;
+    if (*back) {
         fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
         view_restore(lv, &old, box);
         return lv->kept_reach;
@@ -208,7 +209,8 @@ void vision_update(game_t *g)
         view_pack(lv, &old, prev);
     }
     fov_box_t box = sight_box(lv, p->x, p->y);
-    int reach = view_make(lv, p->x, p->y, radius, &box);
+    bool back;
+    int reach = view_make(lv, p->x, p->y, radius, &box, &back);
     if (reach < 0)
         return;
     if (had) {
@@ -222,7 +224,8 @@ void vision_update(game_t *g)
     lv->fov_y = p->y;
     lv->fov_radius = (int16_t)radius;
     lv->fov_reach = (int16_t)reach;
-    remember_seen(lv, &box);
+    if (!back) /* a view taken back was remembered when made, and seen only grows */
+        remember_seen(lv, &box);
 }
 
 bool vision_sees(game_t *g, handle_t h)
