@@ -2,6 +2,9 @@
 #include "vision.h"
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "effect.h"
 #include "fov.h"
 #include "level.h"
@@ -110,19 +113,34 @@ static void remember_seen(level_t *lv, const fov_box_t *b)
     }
 }
 
-/* Eight cells of 0 or 1 as eight bits (cell k is bit k) and back. */
+#ifndef __SSE2__
+/* Eight cells of 0 or 1 as eight bits (cell k is bit k). */
 static uint64_t pack8(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, 8);
     return (v * 0x0102040810204080ull) >> 56;
 }
+#endif
 
+/* Eight bits back as eight cells of 0 or 1. */
 static void unpack8(uint8_t *p, uint64_t bits)
 {
     uint64_t v = (bits * 0x0101010101010101ull) & 0x8040201008040201ull;
     v = ((v + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
     memcpy(p, &v, 8);
+}
+
+/* Sixteen cells of 0 or 1 as sixteen bits (cell k is bit k): each byte's
+ * low bit moved to its top and the tops gathered, where SSE2 has that. */
+static uint64_t pack16(const uint8_t *p)
+{
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_slli_epi64(v, 7));
+#else
+    return pack8(p) | pack8(p + 8) << 8;
+#endif
 }
 
 /* The view in vis over box b, a bit a cell, into words (two a row). */
@@ -133,12 +151,12 @@ static void view_pack(const level_t *lv, const fov_box_t *b, uint64_t *words)
     for (int y = b->y0; y < b->y1; y++, words += 2) {
         const uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
         int x = 0;
-        for (; x + 8 <= n; x += 8)
-            words[x >> 6] |= pack8(vis + x) << (x & 63);
-        if (x < n) { /* the row's last few cells, through eight zeros */
-            uint8_t tail[8] = {0};
+        for (; x + 16 <= n; x += 16)
+            words[x >> 6] |= pack16(vis + x) << (x & 63);
+        if (x < n) { /* the row's last few cells, through sixteen zeros */
+            uint8_t tail[16] = {0};
             memcpy(tail, vis + x, (size_t)(n - x));
-            words[x >> 6] |= pack8(tail) << (x & 63);
+            words[x >> 6] |= pack16(tail) << (x & 63);
         }
     }
 }
@@ -170,14 +188,39 @@ static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box
     view_unpack(lv, box, lv->kept);
 }
 
-/* The view from (x, y) at radius: the kept one when it was made from
- * there (a step back: *back set), else a scan. Returns its reach, or -1. */
-static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box, bool *back)
+/* The kept view into vis in place of the current one, packed in now over
+ * the same box b: only the cells whose sight differs are written. */
+static void view_restore_same(level_t *lv, const fov_box_t *b, const uint64_t *now)
 {
-    *back = lv->kept_ok && lv->kept_x == x && lv->kept_y == y && lv->kept_radius == radius;
+    const uint64_t *kept = lv->kept;
+    for (int y = b->y0; y < b->y1; y++, now += 2, kept += 2) {
+        uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
+        for (int w = 0; w < 2; w++)
+            for (uint64_t d = now[w] ^ kept[w]; d; d &= d - 1) {
+                int bit = __builtin_ctzll(d);
+                vis[w * 64 + bit] = (uint8_t)((kept[w] >> bit) & 1);
+            }
+    }
+}
+
+static bool box_same(const fov_box_t *a, const fov_box_t *b)
+{
+    return a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1;
+}
+
+/* The view from (x, y) at radius: the kept one when it was made from
+ * there (a step back: *back set), else a scan; now: the current view,
+ * packed (NULL: none). Returns its reach, or -1. */
+static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box,
+                     const uint64_t *now, bool *back)
+{
+    *back = now && lv->kept_ok && lv->kept_x == x && lv->kept_y == y && lv->kept_radius == radius;
     if (*back) {
         fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
-        view_restore(lv, &old, box);
+        if (box_same(&old, box))
+            view_restore_same(lv, box, now);
+        else
+            view_restore(lv, &old, box);
         return lv->kept_reach;
     }
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
@@ -210,7 +253,7 @@ void vision_update(game_t *g)
     }
     fov_box_t box = sight_box(lv, p->x, p->y);
     bool back;
-    int reach = view_make(lv, p->x, p->y, radius, &box, &back);
+    int reach = view_make(lv, p->x, p->y, radius, &box, had ? prev : NULL, &back);
     if (reach < 0)
         return;
     if (had) {
