@@ -1077,6 +1077,45 @@ START_TEST(kept_status_line_equals_fresh)
 }
 END_TEST
 
+/* The status line's turn counter (formatted by hand, every key) reads as
+ * printf's "%llu" would: one digit, each power of ten, the largest. */
+START_TEST(turn_counter_reads_as_printf)
+{
+    static const uint64_t TURNS[] = {0,
+                                     7,
+                                     9,
+                                     10,
+                                     99,
+                                     100,
+                                     12345,
+                                     4294967296ull,
+                                     999999999,
+                                     10000000000,
+                                     UINT64_MAX / SCHED_MOVE};
+    content_t *c = shipped_content();
+    game_t *g = started(game_new(c, 1, NULL));
+    screen_t *s = screen_new(200, 24);
+    game_view_t v = {.turns = true};
+    for (size_t t = 0; t < sizeof TURNS / sizeof TURNS[0]; t++) {
+        g->sched.now = TURNS[t] * SCHED_MOVE;
+        const screen_t *f = render_frame(g, 200, 24, &v); /* the kept line, then whole */
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass)
+                render_full(g, s, &v), f = s;
+            char line[201] = "", want[40];
+            for (int x = 0; x < 200; x++)
+                line[x] = (char)f->cells[(size_t)22 * 200 + (size_t)x].ch;
+            snprintf(want, sizeof want, "  Turn %llu ", (unsigned long long)TURNS[t]);
+            ck_assert_msg(strstr(line, want), "turn %llu: the line is \"%s\"",
+                          (unsigned long long)TURNS[t], line);
+        }
+    }
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_view(void)
 {
     Suite *s = suite_create("game_view");
@@ -1099,6 +1138,7 @@ Suite *suite_game_view(void)
     TCase *st = tcase_create("status");
     tcase_set_timeout(st, 60);
     tcase_add_test(st, kept_status_line_equals_fresh);
+    tcase_add_test(st, turn_counter_reads_as_printf);
     suite_add_tcase(s, st);
     return s;
 }
