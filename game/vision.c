@@ -2,9 +2,6 @@
 #include "vision.h"
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include "effect.h"
 #include "fov.h"
 #include "level.h"
@@ -113,7 +110,6 @@ static void remember_seen(level_t *lv, const fov_box_t *b)
     }
 }
 
-#ifndef __SSE2__
 /* Eight cells of 0 or 1 as eight bits (cell k is bit k). */
 static uint64_t pack8(const uint8_t *p)
 {
@@ -121,7 +117,6 @@ static uint64_t pack8(const uint8_t *p)
     memcpy(&v, p, 8);
     return (v * 0x0102040810204080ull) >> 56;
 }
-#endif
 
 /* Eight bits back as eight cells of 0 or 1. */
 static void unpack8(uint8_t *p, uint64_t bits)
@@ -132,15 +127,10 @@ static void unpack8(uint8_t *p, uint64_t bits)
 }
 
 /* Sixteen cells of 0 or 1 as sixteen bits (cell k is bit k): each byte's
- * low bit moved to its top and the tops gathered, where SSE2 has that. */
+ * low bit gathered by a multiply, eight at a time. */
 static uint64_t pack16(const uint8_t *p)
 {
-#ifdef __SSE2__
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    return (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_slli_epi64(v, 7));
-#else
     return pack8(p) | pack8(p + 8) << 8;
-#endif
 }
 
 /* The view in vis over box b, a bit a cell, into words (two a row). */
