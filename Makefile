@@ -75,7 +75,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps build run run-hosted test test-loops test-pg test-cluster test-cluster-short unit fuzz format format-check bench bench-protocol bench-engine bench-server \
-        bench-server-figures bench-spectators bench-hosted1k \
+        bench-server-figures bench-spectators bench-hosted1k bench-diskcap \
         golden clean client-web install
 all: build
 
@@ -305,6 +305,14 @@ HOSTED1K_N ?= 1000
 bench-hosted1k: build
 	@if [ "$$(id -u)" != 0 ]; then echo "bench-hosted1k: skipped: it needs root (a mount namespace)"; \
 	elif [ -x /usr/games/nethack ]; then $(PYTHON) tests/load/bench_hosted1k.py $(BIN) --n $(HOSTED1K_N); fi
+# what the hosted games' disk caps cost the spawner with DISKCAP_N idle boxed
+# games, then how far past its cap a hostile program gets, 5 times
+# (tests/load/bench_diskcap.py: as root, the games switch users)
+DISKCAP_N ?= 200
+bench-diskcap: build
+	@if [ "$$(id -u)" != 0 ]; then echo "bench-diskcap: skipped: it needs root (boxed games)"; \
+	else $(PYTHON) tests/load/bench_diskcap.py $(BIN) --n $(DISKCAP_N) && \
+	  $(PYTHON) tests/load/bench_diskcap.py $(BIN) --overrun 5; fi
 
 # one dialect: .clang-format
 format: deps
