@@ -16,12 +16,14 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/queue.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "boxnet.h"
+#include "hmap.h"
 #include "log.h"
 #include "playerfs.h"
 #include "spawndisk.h"
@@ -32,23 +34,28 @@
 #define TIDY_SCAN_MS 30000 /* while programs run, orphans are looked for this often */
 #define STARTS_MAX   SPAWNER_STARTING_MAX /* starts awaiting their child's exec */
 
+/* A start whose child has neither exec'd nor failed yet: its answer to
+ * warrend waits for the report pipe, in the poll set. */
 typedef struct {
-    pid_t pid;        /* also its process group and session */
-    int game;         /* index into cfg->games */
-    uint64_t kill_at; /* monotonic ms of the SIGKILL after a hangup; 0: none */
-} kid_t;
-
-/* A program forked whose child has neither exec'd nor failed yet: its
- * answer to warrend waits for the report pipe, in the poll set. */
-typedef struct {
-    pid_t pid;
-    int game;
     int master, report; /* the pty's master (warrend's once answered); the pipe */
     uint32_t seq;       /* the request's, for the answer */
     uint64_t deadline;  /* monotonic ms: killed and answered late then */
     bool ended;         /* it ended (reaped) before its report came */
     int status;         /* then its wait status */
 } start_t;
+
+/* A child the spawner forked, from the fork to its reap: one record, found
+ * by its pid, that owns all the spawner knows of it. */
+typedef struct kid {
+    hnode_t hn;            /* in spawnd_t.by_pid, by pid */
+    LIST_ENTRY(kid) link;  /* in spawnd_t.kids */
+    pid_t pid;             /* also its process group and session */
+    int game;              /* index into cfg->games */
+    int slot;              /* its place in spawnd_t.starting while its start waits; -1 after */
+    uint64_t kill_at;      /* monotonic ms of the SIGKILL after a hangup; 0: none */
+    start_t st;            /* while slot >= 0 */
+    spawndisk_game_t disk; /* its directory's measurements */
+} kid_t;
 
 typedef struct {
     const spawner_cfg_t *cfg;
@@ -58,11 +65,12 @@ typedef struct {
     uint64_t next_scan;
     pid_t self;
     playerfs_t fs;
-    boxnets_t nets;   /* the namespaces games without network share */
-    spawndisk_t disk; /* the running games' directories, measured */
-    kid_t *kids;
-    int nkids, cap;
-    start_t starts[STARTS_MAX];
+    boxnets_t nets;        /* the namespaces games without network share */
+    spawndisk_t disk;      /* the running games' directories, measured */
+    hmap_t by_pid;         /* every kid_t (owned), by pid */
+    LIST_HEAD(, kid) kids; /* the same, to walk */
+    int nkids;
+    kid_t *starting[STARTS_MAX]; /* the kids whose start waits, in the poll set's order */
     int nstarts;
     uint8_t buf[SPAWNMSG_MAX];
 } spawnd_t;
@@ -78,40 +86,49 @@ static uint64_t now_ms(void)
 
 static kid_t *kid_find(spawnd_t *d, pid_t pid)
 {
-    for (int i = 0; i < d->nkids; i++)
-        if (d->kids[i].pid == pid)
-            return &d->kids[i];
-    return NULL;
-}
-
-static start_t *start_find(spawnd_t *d, pid_t pid)
-{
-    for (int i = 0; i < d->nstarts; i++)
-        if (d->starts[i].pid == pid)
-            return &d->starts[i];
-    return NULL;
-}
-
-static int kid_add(spawnd_t *d, pid_t pid, int game)
-{
-    if (d->nkids == d->cap) {
-        int cap = d->cap ? d->cap * 2 : 16;
-        kid_t *k = realloc(d->kids, sizeof *k * (size_t)cap);
-        if (!k)
-            return -1;
-        d->kids = k;
-        d->cap = cap;
+    HMAP_EACH(it, &d->by_pid, hmap_hash_u64((uint64_t)pid))
+    {
+        kid_t *k = HMAP_ITEM(it, kid_t, hn);
+        if (k->pid == pid)
+            return k;
     }
-    if (!d->nkids) /* the first program: orphans are looked for a scan's time from now */
-        d->next_scan = now_ms() + TIDY_SCAN_MS;
-    d->kids[d->nkids++] = (kid_t){pid, game, 0};
+    return NULL;
+}
+
+/* A kid whose start was answered: a program warrend knows. */
+static kid_t *program_find(spawnd_t *d, pid_t pid)
+{
+    kid_t *k = kid_find(d, pid);
+    return k && k->slot < 0 ? k : NULL;
+}
+
+static int programs(const spawnd_t *d)
+{
+    return d->nkids - d->nstarts;
+}
+
+/* k (allocated, its fields set) kept from now on, its start waiting and
+ * its directory measured: 0, or -1 when out of memory (not kept). */
+static int kid_add(spawnd_t *d, kid_t *k, const char *dir)
+{
+    if (hmap_add(&d->by_pid, &k->hn, hmap_hash_u64((uint64_t)k->pid)) < 0)
+        return -1;
+    LIST_INSERT_HEAD(&d->kids, k, link);
+    d->nkids++;
+    k->slot = d->nstarts;
+    d->starting[d->nstarts++] = k;
+    spawndisk_watch(&d->disk, &k->disk, k->pid, k->game, dir, now_ms());
     return 0;
 }
 
+/* k, whose start was answered, gone (freed). */
 static void kid_remove(spawnd_t *d, kid_t *k)
 {
-    spawndisk_forget(&d->disk, k->pid);
-    *k = d->kids[--d->nkids];
+    spawndisk_forget(&d->disk, &k->disk);
+    hmap_del(&d->by_pid, &k->hn);
+    LIST_REMOVE(k, link);
+    d->nkids--;
+    free(k);
 }
 
 static void hangup(spawnd_t *d, kid_t *k)
@@ -183,9 +200,9 @@ static int kill_orphans(spawnd_t *d)
     int n = children(d, pids, KIDS_MAX * 2), killed = 0;
     for (int i = 0; i < n; i++) {
         pid_t sid;
-        if (kid_find(d, pids[i]) || start_find(d, pids[i]) || !session_of(pids[i], &sid))
+        if (kid_find(d, pids[i]) || !session_of(pids[i], &sid))
             continue;
-        if (kid_find(d, sid))
+        if (program_find(d, sid))
             continue; /* its game still runs: it ends with it */
         if (kill(pids[i], SIGKILL) == 0)
             killed++;
@@ -218,15 +235,15 @@ static void report_exit(spawnd_t *d, pid_t pid, int status)
 static void reap_one(spawnd_t *d, pid_t pid)
 {
     kid_t *k = kid_find(d, pid);
-    start_t *st = k ? NULL : start_find(d, pid);
-    if (k || st)
+    if (k)
         kill(-pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (st) { /* its exit is told after its answer, when the report comes */
-        st->ended = true;
-        st->status = status;
+    if (k && k->slot >= 0) { /* its exit is told after its answer, when the report comes */
+        k->st.ended = true;
+        k->st.status = status;
+        return;
     }
     if (!k)
         return;
@@ -415,95 +432,102 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
  * (start_report): meanwhile the loop serves other requests. */
 static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
 {
-    char err[300];
+    char err[300] = "out of memory";
     int game = -1, master = -1, report = -1;
-    if (d->nkids + d->nstarts >= KIDS_MAX) {
+    if (d->nkids >= KIDS_MAX) {
         reply_failed(d, m->seq, "too many hosted programs are running");
         return;
     }
-    pid_t pid = start_program(d, m, &game, &master, &report, err, sizeof err);
+    kid_t *k = calloc(1, sizeof *k);
+    pid_t pid = k ? start_program(d, m, &game, &master, &report, err, sizeof err) : -1;
     if (pid < 0) {
+        free(k);
         reply_failed(d, m->seq, err);
         return;
     }
     /* the loop reads no request while STARTS_MAX starts wait: room */
     uint64_t deadline = now_ms() + (uint64_t)d->cfg->games->games[game].start_seconds * 1000u;
-    d->starts[d->nstarts++] = (start_t){pid, game, master, report, m->seq, deadline, false, 0};
-    spawndisk_watch(&d->disk, pid, game, m->dir, now_ms());
+    *k = (kid_t){.pid = pid, .game = game, .st = {master, report, m->seq, deadline, false, 0}};
+    if (kid_add(d, k, m->dir) == 0)
+        return;
+    kill(-pid, SIGKILL); /* no room to keep it: it goes, the reap takes its zombie */
+    kill(pid, SIGKILL);
+    close(master);
+    close(report);
+    free(k);
+    reply_failed(d, m->seq, "out of memory");
 }
 
-static void start_remove(spawnd_t *d, start_t *st)
+/* k's start answered: out of the poll set. */
+static void start_remove(spawnd_t *d, kid_t *k)
 {
-    close(st->report);
-    *st = d->starts[--d->nstarts];
+    kid_t *last = d->starting[--d->nstarts];
+    close(k->st.report);
+    d->starting[k->slot] = last;
+    last->slot = k->slot;
+    k->slot = -1;
 }
 
 /* It exec'd: warrend gets the pty's master, and its exit if it ended
  * meanwhile; a program that comes after warrend went is hung up. */
-static void start_running(spawnd_t *d, start_t st)
+static void start_running(spawnd_t *d, kid_t *k)
 {
-    if (kid_add(d, st.pid, st.game) < 0) { /* no room to keep it: it goes */
-        kill(-st.pid, SIGKILL);
-        spawndisk_forget(&d->disk, st.pid);
-        close(st.master);
-        reply_failed(d, st.seq, "out of memory");
-        return;
-    }
-    spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = st.pid};
+    if (programs(d) == 1) /* the first program: orphans are looked for a scan's time from now */
+        d->next_scan = now_ms() + TIDY_SCAN_MS;
+    spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = k->pid};
     if (!d->eof)
-        reply(d, &r, st.seq, st.master);
-    close(st.master); /* warrend's copy is the only one: its end hangs the pty up */
-    kid_t *k = kid_find(d, st.pid);
-    if (st.ended) {
+        reply(d, &r, k->st.seq, k->st.master);
+    close(k->st.master); /* warrend's copy is the only one: its end hangs the pty up */
+    if (k->st.ended) {
+        pid_t pid = k->pid;
+        int status = k->st.status;
         kid_remove(d, k);
-        report_exit(d, st.pid, st.status);
+        report_exit(d, pid, status);
     } else if (d->eof)
         hangup(d, k);
 }
 
 /* A start's report pipe is readable: the answer to its request. */
-static void start_report(spawnd_t *d, start_t *st)
+static void start_report(spawnd_t *d, kid_t *k)
 {
     char err[300];
-    int r = spawnexec_result(st->report, err, sizeof err);
+    int r = spawnexec_result(k->st.report, err, sizeof err);
     if (r > 0)
         return;
-    start_t one = *st;
-    start_remove(d, st);
+    start_remove(d, k);
     if (r == 0) {
-        start_running(d, one);
+        start_running(d, k);
         return;
     }
-    spawndisk_forget(&d->disk, one.pid);
-    if (!one.ended) /* it reported and exits: no program, no exit to tell */
-        while (waitpid(one.pid, NULL, 0) < 0 && errno == EINTR)
+    if (!k->st.ended) /* it reported and exits: no program, no exit to tell */
+        while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
             ;
-    close(one.master);
-    reply_failed(d, one.seq, err);
+    close(k->st.master);
+    reply_failed(d, k->st.seq, err);
+    kid_remove(d, k);
 }
 
 /* A start past its deadline (its box's mounts hang, say): the child is
  * killed (its group once it has one: the reaper with it), its slot
  * freed, warrend told; the reap that follows takes its zombie. */
-static void start_late(spawnd_t *d, start_t *st)
+static void start_late(spawnd_t *d, kid_t *k)
 {
-    start_t one = *st;
-    start_remove(d, st);
-    spawndisk_forget(&d->disk, one.pid);
-    if (!one.ended) {
-        kill(-one.pid, SIGKILL);
-        kill(one.pid, SIGKILL); /* before its setsid it leads no group */
+    const gamecfg_t *g = &d->cfg->games->games[k->game];
+    start_remove(d, k);
+    if (!k->st.ended) {
+        kill(-k->pid, SIGKILL);
+        kill(k->pid, SIGKILL); /* before its setsid it leads no group */
     }
-    close(one.master);
-    log_warn("spawner: game=%s pid=%d did not reach its exec in %d s: killed",
-             d->cfg->games->games[one.game].id, (int)one.pid,
-             d->cfg->games->games[one.game].start_seconds);
-    reply_failed(d, one.seq, SPAWNER_LATE);
+    close(k->st.master);
+    log_warn("spawner: game=%s pid=%d did not reach its exec in %d s: killed", g->id, (int)k->pid,
+             g->start_seconds);
+    reply_failed(d, k->st.seq, SPAWNER_LATE);
+    kid_remove(d, k);
 }
 
 static void on_signal(spawnd_t *d, const spawnmsg_t *m)
 {
-    kid_t *k = kid_find(d, m->pid);
+    kid_t *k = program_find(d, m->pid);
     if (!k) /* it ended meanwhile (or was never ours): nothing to signal */
         return;
     if (m->type == SPAWNMSG_HANGUP)
@@ -619,15 +643,19 @@ static void begin_end(spawnd_t *d)
 {
     d->eof = true;
     uint64_t last = now_ms();
-    for (int i = 0; i < d->nkids; i++) {
-        hangup(d, &d->kids[i]);
-        if (d->kids[i].kill_at > last)
-            last = d->kids[i].kill_at;
+    kid_t *k;
+    LIST_FOREACH(k, &d->kids, link)
+    {
+        if (k->slot >= 0) /* a start: hung up once it runs */
+            continue;
+        hangup(d, k);
+        if (k->kill_at > last)
+            last = k->kill_at;
     }
     d->give_up = last + GIVE_UP_MS;
-    if (d->nkids)
-        log_info("spawner: warrend is gone; hanging up %d program%s", d->nkids,
-                 d->nkids == 1 ? "" : "s");
+    if (programs(d))
+        log_info("spawner: warrend is gone; hanging up %d program%s", programs(d),
+                 programs(d) == 1 ? "" : "s");
     kill_orphans(d);
 }
 
@@ -664,7 +692,7 @@ static void serve(spawnd_t *d)
 static bool on_disk(void *ud, pid_t pid, spawndisk_act_t act, const char *why, const char *what)
 {
     spawnd_t *d = ud;
-    kid_t *k = kid_find(d, pid);
+    kid_t *k = program_find(d, pid);
     spawnmsg_t m = {.type = SPAWNMSG_STOPPED, .pid = pid, .text = why, .len = strlen(why)};
     if (!k)
         return false;
@@ -683,32 +711,34 @@ static void run_timers(spawnd_t *d)
     uint64_t now = now_ms();
     if (!d->eof)
         spawndisk_run(&d->disk, now, on_disk, d);
-    for (int i = 0; i < d->nkids; i++)
-        if (d->kids[i].kill_at && d->kids[i].kill_at <= now) {
-            kill(-d->kids[i].pid, SIGKILL);
-            d->kids[i].kill_at = 0;
-        }
-    if (d->nkids && now >= d->next_scan) {
+    kid_t *k;
+    LIST_FOREACH(k, &d->kids, link)
+    if (k->kill_at && k->kill_at <= now) {
+        kill(-k->pid, SIGKILL);
+        k->kill_at = 0;
+    }
+    if (programs(d) && now >= d->next_scan) {
         kill_orphans(d);
         d->next_scan = now + TIDY_SCAN_MS;
     }
     for (int i = d->nstarts - 1; i >= 0; i--) /* downwards: a removal moves a later one */
-        if (d->starts[i].deadline <= now)
-            start_late(d, &d->starts[i]);
+        if (d->starting[i]->st.deadline <= now)
+            start_late(d, d->starting[i]);
 }
 
 static int next_timeout(const spawnd_t *d)
 {
-    uint64_t now = now_ms(), due = d->eof ? d->give_up : (d->nkids ? d->next_scan : 0);
+    uint64_t now = now_ms(), due = d->eof ? d->give_up : (programs(d) ? d->next_scan : 0);
     uint64_t disk = d->eof ? 0 : spawndisk_next(&d->disk);
     if (disk && (!due || disk < due))
         due = disk;
-    for (int i = 0; i < d->nkids; i++)
-        if (d->kids[i].kill_at && (!due || d->kids[i].kill_at < due))
-            due = d->kids[i].kill_at;
+    const kid_t *k;
+    LIST_FOREACH(k, &d->kids, link)
+    if (k->kill_at && (!due || k->kill_at < due))
+        due = k->kill_at;
     for (int i = 0; i < d->nstarts; i++)
-        if (!due || d->starts[i].deadline < due)
-            due = d->starts[i].deadline;
+        if (!due || d->starting[i]->st.deadline < due)
+            due = d->starting[i]->st.deadline;
     if (!due)
         return -1;
     return due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);
@@ -774,7 +804,7 @@ static int poll_set(const spawnd_t *d, struct pollfd *p)
     p[0] = (struct pollfd){read_sock ? d->sock : -1, POLLIN, 0};
     p[1] = (struct pollfd){d->sigfd, POLLIN, 0};
     for (int i = 0; i < d->nstarts; i++)
-        p[2 + i] = (struct pollfd){d->starts[i].report, POLLIN, 0};
+        p[2 + i] = (struct pollfd){d->starting[i]->st.report, POLLIN, 0};
     return 2 + d->nstarts;
 }
 
@@ -785,6 +815,8 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     d.cfg = cfg;
     d.fs.games_fd = -1;
     d.nets.scope = -1;
+    hmap_init(&d.by_pid);
+    LIST_INIT(&d.kids);
     setup(&d, sock);
     spawndisk_init(&d.disk, cfg, &d.fs); /* after setup, which closes what was open */
     for (;;) {
@@ -798,7 +830,7 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
             reap(&d);
         for (int i = n - 3; r > 0 && i >= 0; i--) /* downwards: a removal moves a later one */
             if (p[2 + i].revents)
-                start_report(&d, &d.starts[i]);
+                start_report(&d, d.starting[i]);
         if (r > 0 && p[0].revents)
             serve(&d);
         run_timers(&d);

@@ -16,6 +16,7 @@
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs)
 {
     *dk = (spawndisk_t){.cfg = cfg, .fs = fs};
+    LIST_INIT(&dk->games);
     hmap_init(&dk->by_wd);
     dk->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (dk->ifd < 0)
@@ -25,11 +26,8 @@ void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t 
 
 void spawndisk_free(spawndisk_t *dk)
 {
-    while (dk->n)
-        spawndisk_forget(dk, dk->games[0].pid);
-    free(dk->games);
-    dk->games = NULL;
-    dk->cap = 0;
+    while (!LIST_EMPTY(&dk->games))
+        spawndisk_forget(dk, LIST_FIRST(&dk->games));
     hmap_fini(&dk->by_wd);
     if (dk->ifd >= 0)
         close(dk->ifd);
@@ -39,14 +37,6 @@ void spawndisk_free(spawndisk_t *dk)
 int spawndisk_fd(const spawndisk_t *dk)
 {
     return dk->ifd;
-}
-
-static spawndisk_game_t *game_find(spawndisk_t *dk, pid_t pid)
-{
-    for (int i = 0; i < dk->n; i++)
-        if (dk->games[i].pid == pid)
-            return &dk->games[i];
-    return NULL;
 }
 
 static spawndisk_wd_t *wd_find(spawndisk_t *dk, int wd)
@@ -86,7 +76,7 @@ static bool watches_full(const spawndisk_game_t *g)
 static void watch_dir(int fd, void *ud)
 {
     spawndisk_t *dk = ud;
-    spawndisk_game_t *g = game_find(dk, dk->walking);
+    spawndisk_game_t *g = dk->walking;
     struct stat st;
     if (!g || dk->ifd < 0 || fstat(fd, &st) < 0 || watched(g, st.st_ino) || watches_full(g))
         return;
@@ -109,7 +99,7 @@ static void watch_dir(int fd, void *ud)
     }
     w->wd = wd;
     w->ino = st.st_ino;
-    w->pid = g->pid;
+    w->game = g;
     w->next = g->wds;
     g->wds = w;
 }
@@ -138,15 +128,15 @@ static playerfs_user_t user_of(const spawndisk_t *dk, int game)
 }
 
 /* Measured up to stop times the caps (a cap of 0 never stops); the
- * directories passed watched for the running game pid (0: none). */
-static int measure(spawndisk_t *dk, int game, const char *dir, pid_t pid, uint64_t stop,
+ * directories passed watched for the running game run (NULL: none). */
+static int measure(spawndisk_t *dk, int game, const char *dir, spawndisk_game_t *run, uint64_t stop,
                    diskuse_t *use, char *err, size_t errlen)
 {
     const gamecfg_t *g = game_of(dk, game);
     playerfs_user_t u = user_of(dk, game);
-    dk->walking = pid;
+    dk->walking = run;
     return playerfs_usage(dk->fs, g->id, dir, &u, g->disk_bytes * stop, g->disk_files * stop,
-                          pid ? watch_dir : NULL, dk, use, err, errlen);
+                          run ? watch_dir : NULL, dk, use, err, errlen);
 }
 
 static bool capped(const gamecfg_t *g)
@@ -161,7 +151,7 @@ int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_
     char what[160];
     if (!capped(g))
         return 0;
-    if (measure(dk, game, dir, 0, 2, &use, err, errlen) < 0)
+    if (measure(dk, game, dir, NULL, 2, &use, err, errlen) < 0)
         return -1;
     if (!diskuse_over(&use, g->disk_bytes, g->disk_files))
         return 0;
@@ -180,36 +170,26 @@ static uint64_t tick(uint64_t t)
     return (t + SPAWNDISK_TICK_MS - 1) / SPAWNDISK_TICK_MS * SPAWNDISK_TICK_MS;
 }
 
-int spawndisk_watch(spawndisk_t *dk, pid_t pid, int game, const char *dir, uint64_t now)
+void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, pid_t pid, int game, const char *dir,
+                     uint64_t now)
 {
-    if (!capped(game_of(dk, game)))
-        return 0;
-    if (dk->n == dk->cap) {
-        int cap = dk->cap ? dk->cap * 2 : 16;
-        spawndisk_game_t *g = realloc(dk->games, sizeof *g * (size_t)cap);
-        if (!g) {
-            log_error("spawner: out of memory: the directory of pid=%d is not measured", (int)pid);
-            return -1;
-        }
-        dk->games = g;
-        dk->cap = cap;
-    }
-    spawndisk_game_t *g = &dk->games[dk->n++];
     *g = (spawndisk_game_t){.pid = pid, .game = game, .due = tick(now + SPAWNDISK_NEAR_MS)};
     snprintf(g->dir, sizeof g->dir, "%s", dir);
-    return 0;
+    g->watched = capped(game_of(dk, game));
+    if (g->watched)
+        LIST_INSERT_HEAD(&dk->games, g, link);
 }
 
-void spawndisk_forget(spawndisk_t *dk, pid_t pid)
+void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g)
 {
-    spawndisk_game_t *g = game_find(dk, pid);
-    if (!g)
+    if (!g->watched)
         return;
     while (g->wds) {
         inotify_rm_watch(dk->ifd, g->wds->wd);
         wd_drop(dk, g, g->wds);
     }
-    *g = dk->games[--dk->n];
+    LIST_REMOVE(g, link);
+    g->watched = false;
 }
 
 /* Something changed in g's directory: measured soon, not more often than
@@ -224,13 +204,14 @@ static void soon(spawndisk_game_t *g, uint64_t now)
 /* One event: its game measured soon (all, when events were lost). */
 static void on_event(spawndisk_t *dk, const struct inotify_event *e, uint64_t now)
 {
+    spawndisk_game_t *g;
     if (e->mask & IN_Q_OVERFLOW) {
-        for (int i = 0; i < dk->n; i++)
-            soon(&dk->games[i], now);
+        LIST_FOREACH(g, &dk->games, link)
+        soon(g, now);
         return;
     }
     spawndisk_wd_t *w = wd_find(dk, e->wd);
-    spawndisk_game_t *g = w ? game_find(dk, w->pid) : NULL;
+    g = w ? w->game : NULL;
     if (w && (e->mask & IN_IGNORED))
         wd_drop(dk, g, w);
     else if (g)
@@ -254,9 +235,10 @@ void spawndisk_events(spawndisk_t *dk, uint64_t now)
 uint64_t spawndisk_next(const spawndisk_t *dk)
 {
     uint64_t due = 0;
-    for (int i = 0; i < dk->n; i++)
-        if (!dk->games[i].dead && (!due || dk->games[i].due < due))
-            due = dk->games[i].due;
+    const spawndisk_game_t *g;
+    LIST_FOREACH(g, &dk->games, link)
+    if (!g->dead && (!due || g->due < due))
+        due = g->due;
     return due;
 }
 
@@ -275,7 +257,7 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
     diskuse_t use;
     char err[200], why[160], what[300];
     dg->last = now;
-    if (measure(dk, dg->game, dg->dir, dg->pid, 2, &use, err, sizeof err) < 0) {
+    if (measure(dk, dg->game, dg->dir, dg, 2, &use, err, sizeof err) < 0) {
         log_warn("spawner: disk of game=%s dir=%s: %s", g->id, dg->dir, err);
         dg->due = tick(now + SPAWNDISK_EVERY_MS);
         return;
@@ -302,8 +284,11 @@ static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawn
 void spawndisk_run(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud)
 {
     int done = 0;
-    for (int i = 0; i < dk->n && done < SPAWNDISK_BATCH; i++) {
-        spawndisk_game_t *dg = &dk->games[i];
+    spawndisk_game_t *dg;
+    LIST_FOREACH(dg, &dk->games, link)
+    {
+        if (done >= SPAWNDISK_BATCH)
+            break;
         if (dg->dead || dg->due > now)
             continue;
         check_one(dk, dg, now, fn, ud);

@@ -27,6 +27,7 @@
 #define WARREN_SPAWNDISK_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 #include "cmdline.h"
 #include "hmap.h"
@@ -44,12 +45,17 @@
 typedef struct spawndisk_wd {
     hnode_t hn; /* in spawndisk_t.by_wd, by wd */
     int wd;
-    ino_t ino;                 /* the directory's */
-    pid_t pid;                 /* the game it belongs to */
-    struct spawndisk_wd *next; /* the game's next */
+    ino_t ino;                   /* the directory's */
+    struct spawndisk_game *game; /* the game it belongs to */
+    struct spawndisk_wd *next;   /* the game's next */
 } spawndisk_wd_t;
 
-typedef struct {
+/* One game's measurements: a part of the spawner's record of its child
+ * (spawnd.c's kid_t), which owns it; filled by spawndisk_watch, and in
+ * spawndisk_t's list until spawndisk_forget. */
+typedef struct spawndisk_game {
+    LIST_ENTRY(spawndisk_game) link; /* private: in spawndisk_t.games while watched */
+    bool watched;                    /* read-only: in the list (its game has caps) */
     pid_t pid;
     int game; /* index into the config's games */
     char dir[CMDLINE_NAME_MAX + 1];
@@ -60,14 +66,13 @@ typedef struct {
 } spawndisk_game_t;
 
 typedef struct {
-    const spawner_cfg_t *cfg; /* borrowed */
-    const playerfs_t *fs;     /* borrowed: games-dir, open once a game started */
-    spawndisk_game_t *games;  /* owned */
-    int n, cap;
-    int ifd;         /* inotify, non-blocking; -1 without */
-    hmap_t by_wd;    /* spawndisk_wd_t */
-    bool watch_full; /* the kernel refused a watch: said once */
-    pid_t walking;   /* the game whose walk adds watches */
+    const spawner_cfg_t *cfg;          /* borrowed */
+    const playerfs_t *fs;              /* borrowed: games-dir, open once a game started */
+    LIST_HEAD(, spawndisk_game) games; /* the games watched (borrowed) */
+    int ifd;                           /* inotify, non-blocking; -1 without */
+    hmap_t by_wd;                      /* spawndisk_wd_t */
+    bool watch_full;                   /* the kernel refused a watch: said once */
+    spawndisk_game_t *walking;         /* the game whose walk adds watches */
 } spawndisk_t;
 
 /* What the spawner does to a game over a cap: hang it up or kill it
@@ -81,6 +86,7 @@ typedef bool spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *
                           const char *what);
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs);
+/* Forgets every game still watched (their records stay their owner's). */
 void spawndisk_free(spawndisk_t *dk);
 /* The inotify descriptor to poll for reading (-1: none), and what to do
  * when it is readable: the games changed are measured soon. */
@@ -92,11 +98,12 @@ void spawndisk_events(spawndisk_t *dk, uint64_t now);
  * measured). */
 int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen);
 
-/* pid (game for dir) is watched from now on, until spawndisk_forget
- * (its exit, or its start failed). Returns 0 or -1 (memory: not
- * watched, logged). */
-int spawndisk_watch(spawndisk_t *dk, pid_t pid, int game, const char *dir, uint64_t now);
-void spawndisk_forget(spawndisk_t *dk, pid_t pid);
+/* g (the record of pid, game for dir, the caller's) filled and, when
+ * the game has caps, watched from now on, until spawndisk_forget (its
+ * exit, or its start failed), which takes any g filled here. */
+void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, pid_t pid, int game, const char *dir,
+                     uint64_t now);
+void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g);
 
 /* Measures the games due by now (SPAWNDISK_BATCH at most), calling fn
  * for each over a cap. */
