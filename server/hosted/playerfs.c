@@ -134,14 +134,20 @@ static int dir_fail(char *err, size_t errlen, const char *what)
     return -1;
 }
 
+int playerfs_path(const playerfs_t *fs, const char *game, const char *dir, char *path,
+                  size_t pathlen, char *err, size_t errlen)
+{
+    int n = snprintf(path, pathlen, "%s/%s/%s", fs->path, game, dir);
+    if (n < 0 || (size_t)n >= pathlen)
+        return snprintf(err, errlen, "the player's directory's path is too long"), -1;
+    return 0;
+}
+
 int playerfs_dir(playerfs_t *fs, const char *game, const char *dir, const playerfs_user_t *u,
                  char *path, size_t pathlen, char *err, size_t errlen)
 {
-    int n = snprintf(path, pathlen, "%s/%s/%s", fs->path, game, dir);
-    if (n < 0 || (size_t)n >= pathlen) {
-        snprintf(err, errlen, "the player's directory's path is too long");
+    if (playerfs_path(fs, game, dir, path, pathlen, err, errlen) < 0)
         return -1;
-    }
     int gfd = open_subdir(fs->games_fd, game, 0711);
     if (gfd < 0 || fix_dir(gfd, fs->owner, fs->group, 0711, fs->root) < 0) {
         if (gfd >= 0)

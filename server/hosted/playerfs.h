@@ -49,6 +49,11 @@ int playerfs_open(playerfs_t *fs, const char *games_dir, uid_t owner, gid_t grou
                   size_t errlen);
 void playerfs_close(playerfs_t *fs);
 
+/* games-dir/game/dir's path into path (at most pathlen - 1 bytes), touching
+ * nothing: 0, or -1 with err. */
+int playerfs_path(const playerfs_t *fs, const char *game, const char *dir, char *path,
+                  size_t pathlen, char *err, size_t errlen);
+
 /* games-dir/game/dir, made as needed: returns its descriptor (O_DIRECTORY,
  * close-on-exec) and its path in path (for %d, at most pathlen - 1 bytes),
  * or -1 with err. game and dir are single components (spawnmsg.h checks

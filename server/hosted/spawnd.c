@@ -107,8 +107,8 @@ static int programs(const spawnd_t *d)
     return d->nkids - d->nstarts;
 }
 
-/* k (allocated, its fields set) kept from now on, its start waiting and
- * its directory measured: 0, or -1 when out of memory (not kept). */
+/* k (allocated, its fields set) kept from now on, its start waiting:
+ * 0, or -1 when out of memory (not kept). */
 static int kid_add(spawnd_t *d, kid_t *k, const char *dir)
 {
     if (hmap_add(&d->by_pid, &k->hn, hmap_hash_u64((uint64_t)k->pid)) < 0)
@@ -117,7 +117,7 @@ static int kid_add(spawnd_t *d, kid_t *k, const char *dir)
     d->nkids++;
     k->slot = d->nstarts;
     d->starting[d->nstarts++] = k;
-    spawndisk_watch(&d->disk, &k->disk, k->pid, k->game, dir, now_ms());
+    spawndisk_game(&k->disk, k->pid, k->game, dir);
     return 0;
 }
 
@@ -319,9 +319,10 @@ static int games_dir(spawnd_t *d, char *err, size_t errlen)
     return -1;
 }
 
-/* The player's directory of a request's game: its descriptor, or -1 with err. */
-static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, size_t pathlen,
-                       char *err, size_t errlen)
+/* A request's game (*game) and the path of its player's directory,
+ * nothing of the player's touched yet: 0, or -1 with err. */
+static int request_game(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, size_t pathlen,
+                        char *err, size_t errlen)
 {
     *game = game_index(d, m->game);
     if (*game < 0)
@@ -331,7 +332,16 @@ static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, 
         return snprintf(err, errlen, "%s", u->why), -1;
     if (games_dir(d, err, errlen) < 0)
         return -1;
-    playerfs_user_t pu = fs_user(u);
+    return playerfs_path(&d->fs, m->game, m->dir, path, pathlen, err, errlen);
+}
+
+/* The player's directory of a request's game: its descriptor, or -1 with err. */
+static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, size_t pathlen,
+                       char *err, size_t errlen)
+{
+    if (request_game(d, m, game, path, pathlen, err, errlen) < 0)
+        return -1;
+    playerfs_user_t pu = fs_user(&d->cfg->users[*game]);
     return playerfs_dir(&d->fs, m->game, m->dir, &pu, path, pathlen, err, errlen);
 }
 
@@ -379,33 +389,56 @@ static void playground_files(const gamecfg_t *g, int dirfd, const playerfs_user_
     }
 }
 
-/* Everything before the fork: the directory, the rc file, the xlogfile
- * and playground files, the launch. */
+/* What a start's child does to the player's files (spawnexec_prep_fn). */
+typedef struct {
+    spawnd_t *d;
+    const spawnmsg_t *m;
+    int game;
+} prep_t;
+
+/* In the start's child: the player's directory (made as needed),
+ * measured against its caps, its xlogfile, playground files and rc file
+ * made, reachable by the game's user; its descriptor, or -1 with err. */
+static int prepare_dir(void *ud, char *err, size_t errlen)
+{
+    const prep_t *p = ud;
+    const gamecfg_t *g = &p->d->cfg->games->games[p->game];
+    playerfs_user_t pu = fs_user(&p->d->cfg->users[p->game]);
+    const char *rc = gamecfg_rc_name(g), *def = rc && g->rc_default[0] ? g->rc_default : NULL;
+    char path[PLAYERFS_PATH_MAX + 2 * 64];
+    int dirfd = playerfs_dir(&p->d->fs, p->m->game, p->m->dir, &pu, path, sizeof path, err, errlen);
+    if (dirfd < 0)
+        return -1;
+    if (spawndisk_check(&p->d->disk, p->game, p->m->dir, err, errlen) < 0)
+        return close(dirfd), -1;
+    xlog_first(g, dirfd, &pu, p->m->dir);
+    playground_files(g, dirfd, &pu, p->m->dir);
+    if ((rc && playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) < 0) ||
+        playerfs_reachable(path, &pu, err, errlen) < 0)
+        return close(dirfd), -1;
+    return dirfd;
+}
+
+/* Everything before the fork, none of it on the player's files (the
+ * child's prepare_dir): the game, the launch, the fork. */
 static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, int *report,
                            char *err, size_t errlen)
 {
     char path[PLAYERFS_PATH_MAX + 2 * 64];
-    int dirfd = request_dir(d, m, game, path, sizeof path, err, errlen);
-    if (dirfd < 0)
+    if (request_game(d, m, game, path, sizeof path, err, errlen) < 0)
         return -1;
     const gamecfg_t *g = &d->cfg->games->games[*game];
     const spawner_user_t *u = &d->cfg->users[*game];
-    playerfs_user_t pu = fs_user(u);
-    const char *rc = gamecfg_rc_name(g), *def = rc && g->rc_default[0] ? g->rc_default : NULL;
+    prep_t prep = {d, m, *game};
     gamecfg_launch_t la;
     pid_t pid = -1;
-    if (spawndisk_check(&d->disk, *game, m->dir, err, errlen) < 0) {
-        close(dirfd);
-        return -1;
-    }
-    xlog_first(g, dirfd, &pu, m->dir);
-    playground_files(g, dirfd, &pu, m->dir);
-    if ((!rc || playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) == 0) &&
-        playerfs_reachable(path, &pu, err, errlen) == 0 &&
-        gamecfg_launch(g, m->name, m->dir, path, &la, err, errlen) == 0) {
+    if (gamecfg_launch(g, m->name, m->dir, path, &la, err, errlen) == 0) {
         spawnexec_t x = {.argv = la.argv,
                          .envp = la.envp,
-                         .dirfd = dirfd,
+                         .dirfd = -1,
+                         .prepare = prepare_dir,
+                         .prep_ud = &prep,
+                         .prep_fd = d->fs.games_fd,
                          .w = m->w,
                          .h = m->h,
                          .limits = &g->limits,
@@ -424,7 +457,6 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
         pid = spawnexec_start(&x, master, report, err, errlen);
         gamecfg_launch_free(&la);
     }
-    close(dirfd);
     return pid;
 }
 
@@ -478,6 +510,7 @@ static void start_running(spawnd_t *d, kid_t *k)
     if (!d->eof)
         reply(d, &r, k->st.seq, k->st.master);
     close(k->st.master); /* warrend's copy is the only one: its end hangs the pty up */
+    spawndisk_watch(&d->disk, &k->disk, now_ms()); /* measured here from now on */
     if (k->st.ended) {
         pid_t pid = k->pid;
         int status = k->st.status;

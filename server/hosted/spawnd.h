@@ -11,10 +11,21 @@
  * warrend goes away, then ends its programs and exits. */
 void spawnd_run(const spawner_cfg_t *cfg, int sock) __attribute__((noreturn));
 
+/* The start's own work on the player's files, run first in the child
+ * with the spawner's rights, so a directory that hangs (a dead mount)
+ * holds that child only, killed at start-timeout, never the spawner:
+ * returns the player's directory, open, or -1 with err (at most
+ * SPAWNEXEC_PREP_MAX bytes), the start's failure word for word. */
+typedef int spawnexec_prep_fn(void *ud, char *err, size_t errlen);
+#define SPAWNEXEC_PREP_MAX 320
+
 typedef struct {
     char *const *argv, *const *envp; /* argv[0] absolute; borrowed */
-    int dirfd;                       /* the working directory */
-    int w, h;                        /* the pty's size */
+    int dirfd;                       /* the working directory (when no prepare) */
+    spawnexec_prep_fn *prepare;      /* NULL, or what gives the working directory */
+    void *prep_ud;                   /* its argument (the child's copy of the caller's) */
+    int prep_fd; /* what prepare needs open (games-dir), or -1: nothing else is */
+    int w, h;    /* the pty's size */
     const gamecfg_limits_t *limits;
     const spawner_user_t *user; /* its ids are taken when user->sw */
     bool network;               /* false: namespaces of its own, no network */

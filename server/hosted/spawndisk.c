@@ -170,14 +170,19 @@ static uint64_t tick(uint64_t t)
     return (t + SPAWNDISK_TICK_MS - 1) / SPAWNDISK_TICK_MS * SPAWNDISK_TICK_MS;
 }
 
-void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, pid_t pid, int game, const char *dir,
-                     uint64_t now)
+void spawndisk_game(spawndisk_game_t *g, pid_t pid, int game, const char *dir)
 {
-    *g = (spawndisk_game_t){.pid = pid, .game = game, .due = tick(now + SPAWNDISK_NEAR_MS)};
+    *g = (spawndisk_game_t){.pid = pid, .game = game};
     snprintf(g->dir, sizeof g->dir, "%s", dir);
-    g->watched = capped(game_of(dk, game));
-    if (g->watched)
-        LIST_INSERT_HEAD(&dk->games, g, link);
+}
+
+void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now)
+{
+    if (g->watched || !capped(game_of(dk, g->game)))
+        return;
+    g->due = tick(now + SPAWNDISK_NEAR_MS);
+    g->watched = true;
+    LIST_INSERT_HEAD(&dk->games, g, link);
 }
 
 void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g)

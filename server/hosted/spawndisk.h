@@ -3,9 +3,10 @@
  * measured by diskuse.h as the game's user. Internal to the spawner's
  * files (spawnd.c).
  *
- * Before a start the player's directory is measured: over a cap, the
- * start is refused (SPAWNER_DISK_OVER and by how much, for the player). While a
- * game runs it is measured every SPAWNDISK_EVERY_MS, every
+ * Before a start the player's directory is measured, in the start's
+ * child (spawnd.c): over a cap, the start is refused (SPAWNER_DISK_OVER
+ * and by how much, for the player). Once a game runs (its exec) it is
+ * measured by the spawner every SPAWNDISK_EVERY_MS, every
  * SPAWNDISK_NEAR_MS once it holds more than half of a cap or has been
  * hung up, and SPAWNDISK_GAP_MS after inotify(7) says something in it
  * changed (each directory a walk passes is watched, SPAWNDISK_WATCH_MAX
@@ -51,8 +52,8 @@ typedef struct spawndisk_wd {
 } spawndisk_wd_t;
 
 /* One game's measurements: a part of the spawner's record of its child
- * (spawnd.c's kid_t), which owns it; filled by spawndisk_watch, and in
- * spawndisk_t's list until spawndisk_forget. */
+ * (spawnd.c's kid_t), which owns it; filled by spawndisk_game, and in
+ * spawndisk_t's list from spawndisk_watch until spawndisk_forget. */
 typedef struct spawndisk_game {
     LIST_ENTRY(spawndisk_game) link; /* private: in spawndisk_t.games while watched */
     bool watched;                    /* read-only: in the list (its game has caps) */
@@ -98,11 +99,13 @@ void spawndisk_events(spawndisk_t *dk, uint64_t now);
  * measured). */
 int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen);
 
-/* g (the record of pid, game for dir, the caller's) filled and, when
- * the game has caps, watched from now on, until spawndisk_forget (its
- * exit, or its start failed), which takes any g filled here. */
-void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, pid_t pid, int game, const char *dir,
-                     uint64_t now);
+/* g (the caller's) filled for pid, game for dir: not watched yet. */
+void spawndisk_game(spawndisk_game_t *g, pid_t pid, int game, const char *dir);
+/* g, filled, watched from now on when its game has caps (once it runs:
+ * a start's directory is the start's child's to measure, spawndisk_check,
+ * so one that hangs holds that child only), until spawndisk_forget (its
+ * exit), which takes any g filled, watched or not. */
+void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now);
 void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g);
 
 /* Measures the games due by now (SPAWNDISK_BATCH at most), calling fn

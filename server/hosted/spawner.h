@@ -11,8 +11,11 @@
  * with, for players' names and directories of the allowed characters.
  *
  * The spawner:
- *   - starts a game's program for a player: makes the player's directory
- *     and rc file (playerfs.h), opens a pty, forks; the child gets a new
+ *   - starts a game's program for a player: opens a pty, forks; the
+ *     child first makes the player's directory, rc file, xlogfile and
+ *     playground files (playerfs.h) and measures the directory against
+ *     the disk caps (so a directory that hangs, on a dead network mount,
+ *     holds that start alone, killed at start-timeout), then gets a new
  *     session with the pty as its terminal, nothing else open, default
  *     signals, the section's rlimits, the game's user's groups, gid and uid
  *     (never uid 0 when the spawner is root), the player's directory as its

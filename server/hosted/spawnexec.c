@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
@@ -62,7 +63,8 @@ typedef enum {
     STEP_NESTING,
     STEP_FORK,
     STEP_CHDIR,
-    STEP_EXEC
+    STEP_EXEC,
+    STEP_PREPARE /* its text says all */
 } step_t;
 static const char *const STEP_NAMES[] = {"terminal setup",
                                          "resource limits",
@@ -79,10 +81,13 @@ static const char *const STEP_NAMES[] = {"terminal setup",
                                          "namespace limit",
                                          "fork",
                                          "chdir",
-                                         "exec"};
+                                         "exec",
+                                         "the player's files"};
 
+/* One write, below PIPE_BUF: the parent reads it whole. */
 typedef struct {
     int step, err;
+    char text[SPAWNEXEC_PREP_MAX]; /* STEP_PREPARE's message */
 } child_report_t;
 
 /* Descriptors in the child: the pty on 0-2, then these (the shared
@@ -95,8 +100,46 @@ typedef struct {
 
 static void __attribute__((noreturn)) child_fail(step_t step)
 {
-    child_report_t r = {(int)step, errno};
+    child_report_t r = {(int)step, errno, ""};
     ssize_t n = write(FD_REPORT, &r, sizeof r);
+    (void)n;
+    _exit(127);
+}
+
+static int int_order(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Nothing open but stdio and keep's descriptors (-1: none). */
+static void close_all_but(int *keep, size_t n)
+{
+    unsigned from = 3;
+    qsort(keep, n, sizeof *keep, int_order);
+    for (size_t i = 0; i < n; i++) {
+        if (keep[i] < (int)from)
+            continue;
+        if ((unsigned)keep[i] > from)
+            close_range(from, (unsigned)keep[i] - 1, 0);
+        from = (unsigned)keep[i] + 1;
+    }
+    close_range(from, ~0U, 0);
+}
+
+/* The caller's work on the player's files (spawnd.h: prepare), before
+ * anything else (its log lines still go to the spawner's stderr), with
+ * nothing of the spawner's open but what it needs: one that hangs holds
+ * no other start's pty nor warrend's socket. Returns the directory it
+ * opened, or the child ends with its message. */
+static int child_prepare(const spawnexec_t *x, int slave, int report)
+{
+    child_report_t r = {STEP_PREPARE, 0, ""};
+    int keep[] = {slave, report, x->userns, x->netns, x->prep_fd};
+    close_all_but(keep, sizeof keep / sizeof keep[0]);
+    int fd = x->prepare(x->prep_ud, r.text, sizeof r.text);
+    if (fd >= 0)
+        return fd;
+    ssize_t n = write(report, &r, sizeof r);
     (void)n;
     _exit(127);
 }
@@ -656,9 +699,12 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
     holder_run(reaper, status[0]);
 }
 
-static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave, int report)
+static void __attribute__((noreturn)) child_run(const spawnexec_t *given, int slave, int report)
 {
+    spawnexec_t own = *given, *x = &own;
     child_signals();
+    if (x->prepare)
+        x->dirfd = child_prepare(x, slave, report);
     child_fds(slave, report, x);
     child_limits(x->limits); /* the holder's and the reaper's too: they count */
     if (x->user->sw)
@@ -689,7 +735,10 @@ int spawnexec_result(int report, char *err, size_t errlen)
         return 1;
     if (n == 0)
         return 0;
-    if (n == (ssize_t)sizeof r && r.step >= 0 && r.step <= STEP_EXEC)
+    r.text[sizeof r.text - 1] = 0;
+    if (n == (ssize_t)sizeof r && r.step == STEP_PREPARE)
+        snprintf(err, errlen, "%s", r.text[0] ? r.text : STEP_NAMES[r.step]);
+    else if (n == (ssize_t)sizeof r && r.step >= 0 && r.step <= STEP_EXEC)
         snprintf(err, errlen, "%s: %s", STEP_NAMES[r.step], strerror(r.err));
     else
         snprintf(err, errlen, "the child failed before exec");

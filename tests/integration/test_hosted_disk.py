@@ -5,12 +5,17 @@ directory past `disk` (bytes) or `disk-files` (entries) is hung up
 that ignores the hangup and holds twice the cap is killed at once; the
 player's next start is refused while the directory is over, nothing
 spawned, and starts again once it is under. Debian's NetHack, under the
-default caps, plays, saves and comes back as before."""
+default caps, plays, saves and comes back as before. A player's directory
+that hangs (a FUSE mount that never answers) costs that player's start
+alone."""
+import ctypes
 import datetime
 import os
 import pathlib
 import re
 import time
+
+import pytest
 
 from harness import Daemon, unique_name
 from test_hosted import answer_until, open_to_games, own_saves, playground, settle, to_map, toy_copy
@@ -214,4 +219,65 @@ def test_nethack_under_the_default_caps_plays_saves_and_comes_back(bindir, tmp_p
         assert "welcome back" in t.raw.decode("utf-8", "replace")
         assert "disk over" not in d.log() and "hosted stopped" not in d.log()
     finally:
+        d.stop_clean()
+
+
+LATE = "The game did not start in time"
+MNT_DETACH = 2
+
+
+class HangingMount:
+    """A FUSE file system mounted at path whose server never answers (not
+    even the kernel's first request): anything that enters it waits, as on
+    a dead network mount, until killed or until close(), which aborts the
+    connection (the waiters get an error) before the mount is detached."""
+
+    def __init__(self, path):
+        self.path = str(path).encode()
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = os.open("/dev/fuse", os.O_RDWR | os.O_CLOEXEC)
+        opts = f"fd={self.fd},rootmode=40000,user_id=0,group_id=0,allow_other".encode()
+        if self.libc.mount(b"warren-hang", self.path, b"fuse", 0, opts) != 0:
+            e = ctypes.get_errno()
+            os.close(self.fd)
+            raise OSError(e, f"mount fuse: {os.strerror(e)}")
+
+    def close(self):
+        os.close(self.fd)
+        self.libc.umount2(self.path, MNT_DETACH)
+
+
+def can_mount_fuse():
+    return os.geteuid() == 0 and os.path.exists("/dev/fuse")
+
+
+@pytest.mark.skipif(not can_mount_fuse(), reason="needs root and /dev/fuse (a FUSE mount)")
+@pytest.mark.parametrize("where", ["dir", "inside"])
+def test_a_directory_that_hangs_costs_only_its_own_players_start(bindir, tmp_path, clients,
+                                                                 where):
+    """One player's directory hangs (where: it is, or a directory in it
+    is, a mount that never answers): the spawner's work on it before the
+    start (opening it, measuring it against the caps) must not hold the
+    spawner, so another player's start goes on at once; the first is
+    killed at start-timeout and its player told."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game hang]\ncommand = {toy} keys\nstart-timeout = 9\n")
+    stuck, other = unique_name("hs"), unique_name("ok")
+    pdir = player_dir(d, "hang", stuck)
+    (pdir / "deep" if where == "inside" else pdir).mkdir(parents=True)
+    mount = HangingMount(pdir / "deep" if where == "inside" else pdir)
+    try:
+        a, b = clients(d.port), clients(d.port)
+        a.register(stuck)
+        b.register(other)
+        a.send("1")
+        time.sleep(1)  # its start is under way (and, before, held the spawner)
+        b.send("1")
+        d.wait_log(rf"hosted start user={other} game=hang pid=\d+", timeout=5)
+        b.wait_for("keys ready", timeout=5)
+        d.wait_log(r"spawner: game=hang pid=\d+ did not reach its exec in 9 s: killed", timeout=15)
+        a.wait_for(LATE)
+        assert f"hosted start user={stuck} " not in d.log()
+    finally:
+        mount.close()
         d.stop_clean()
