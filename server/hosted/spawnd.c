@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,27 +34,32 @@
 #define GIVE_UP_MS   5000  /* after the last SIGKILL is due, stop waiting */
 #define TIDY_SCAN_MS 30000 /* while programs run, orphans are looked for this often */
 #define STARTS_MAX   SPAWNER_STARTING_MAX /* starts awaiting their child's exec */
+#define JOBS_MAX     SPAWNER_RC_MAX       /* rc file and xlogfile requests at work */
 
-/* A start whose child has neither exec'd nor failed yet: its answer to
- * warrend waits for the report pipe, in the poll set. */
+/* A request whose child has not reported yet, a start (its exec) or a
+ * job (an rc file or xlogfile request): its answer to warrend waits for
+ * the report pipe or socket, in the poll set. */
 typedef struct {
-    int master, report; /* the pty's master (warrend's once answered); the pipe */
+    int master, report; /* a start's pty master (warrend's once answered); the report's end */
     uint32_t seq;       /* the request's, for the answer */
     uint64_t deadline;  /* monotonic ms: killed and answered late then */
     bool ended;         /* it ended (reaped) before its report came */
     int status;         /* then its wait status */
+    uint8_t type;       /* a job's request */
+    bool gate;          /* a job holding the rc gate (a save) */
 } start_t;
 
 /* A child the spawner forked, from the fork to its reap: one record, found
  * by its pid, that owns all the spawner knows of it. */
 typedef struct kid {
-    hnode_t hn;            /* in spawnd_t.by_pid, by pid */
-    LIST_ENTRY(kid) link;  /* in spawnd_t.kids */
-    pid_t pid;             /* also its process group and session */
-    int game;              /* index into cfg->games */
-    int slot;              /* its place in spawnd_t.starting while its start waits; -1 after */
-    uint64_t kill_at;      /* monotonic ms of the SIGKILL after a hangup; 0: none */
-    start_t st;            /* while slot >= 0 */
+    hnode_t hn;           /* in spawnd_t.by_pid, by pid */
+    LIST_ENTRY(kid) link; /* in spawnd_t.kids */
+    pid_t pid;            /* also its process group and session */
+    int game;             /* index into cfg->games */
+    int slot;         /* its place in spawnd_t.starting or .jobs while it waits; -1: a program */
+    uint64_t kill_at; /* monotonic ms of the SIGKILL after a hangup; 0: none */
+    start_t st;       /* while slot >= 0 */
+    bool job;         /* a job's (spawnd_t.jobs), not a start's */
     spawndisk_game_t disk; /* its directory's measurements */
 } kid_t;
 
@@ -72,6 +78,8 @@ typedef struct {
     int nkids;
     kid_t *starting[STARTS_MAX]; /* the kids whose start waits, in the poll set's order */
     int nstarts;
+    kid_t *jobs[JOBS_MAX]; /* the kids at work on an rc file or xlogfile, the same */
+    int njobs;
     uint8_t buf[SPAWNMSG_MAX];
 } spawnd_t;
 
@@ -104,24 +112,27 @@ static kid_t *program_find(spawnd_t *d, pid_t pid)
 
 static int programs(const spawnd_t *d)
 {
-    return d->nkids - d->nstarts;
+    return d->nkids - d->nstarts - d->njobs;
 }
 
-/* k (allocated, its fields set) kept from now on, its start waiting:
- * 0, or -1 when out of memory (not kept). */
+/* k (allocated, its fields set) kept from now on, waiting for its
+ * report (a job's, or a start's): 0, or -1 when out of memory (not
+ * kept). */
 static int kid_add(spawnd_t *d, kid_t *k, const char *dir)
 {
     if (hmap_add(&d->by_pid, &k->hn, hmap_hash_u64((uint64_t)k->pid)) < 0)
         return -1;
     LIST_INSERT_HEAD(&d->kids, k, link);
     d->nkids++;
-    k->slot = d->nstarts;
-    d->starting[d->nstarts++] = k;
+    kid_t **set = k->job ? d->jobs : d->starting;
+    int *n = k->job ? &d->njobs : &d->nstarts;
+    k->slot = *n;
+    set[(*n)++] = k;
     spawndisk_game(&k->disk, k->pid, k->game, dir);
     return 0;
 }
 
-/* k, whose start was answered, gone (freed). */
+/* k, whose request was answered, gone (freed). */
 static void kid_remove(spawnd_t *d, kid_t *k)
 {
     spawndisk_forget(&d->disk, &k->disk);
@@ -466,7 +477,7 @@ static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
 {
     char err[300] = "out of memory";
     int game = -1, master = -1, report = -1;
-    if (d->nkids >= KIDS_MAX) {
+    if (d->nkids - d->njobs >= KIDS_MAX) {
         reply_failed(d, m->seq, "too many hosted programs are running");
         return;
     }
@@ -493,9 +504,10 @@ static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
 /* k's start answered: out of the poll set. */
 static void start_remove(spawnd_t *d, kid_t *k)
 {
-    kid_t *last = d->starting[--d->nstarts];
+    kid_t **set = k->job ? d->jobs : d->starting;
+    kid_t *last = set[k->job ? --d->njobs : --d->nstarts];
     close(k->st.report);
-    d->starting[k->slot] = last;
+    set[k->slot] = last;
     last->slot = k->slot;
     k->slot = -1;
 }
@@ -605,10 +617,10 @@ static void rc_gate_leave(_Atomic uint32_t *gate)
         atomic_store(gate, SPAWNER_RC_OPEN);
 }
 
+static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate);
+
 static void on_rc(spawnd_t *d, const spawnmsg_t *m)
 {
-    char err[300], text[PLAYERFS_RC_MAX];
-    size_t len = 0;
     bool save = m->type == SPAWNMSG_RC_SAVE;
     if (save && now_ms() >= m->deadline_ms) {
         /* warrend told the player it was not saved: it must not be now */
@@ -621,17 +633,7 @@ static void on_rc(spawnd_t *d, const spawnmsg_t *m)
         reply_failed(d, m->seq, "the server is shutting down: not saved");
         return;
     }
-    int worked = rc_work(d, m, text, &len, err, sizeof err);
-    if (save)
-        rc_gate_leave(d->cfg->rc_gate);
-    if (worked < 0) {
-        reply_failed(d, m->seq, err);
-        return;
-    }
-    spawnmsg_t r = {.type = m->type == SPAWNMSG_RC_LOAD ? SPAWNMSG_RC_TEXT : SPAWNMSG_DONE,
-                    .text = text,
-                    .len = len};
-    reply(d, &r, m->seq, -1);
+    job_start(d, m, save);
 }
 
 /* The tail of a player's own xlogfile into text (*len), as the game's
@@ -655,14 +657,117 @@ static int xlog_work(spawnd_t *d, const spawnmsg_t *m, char *text, size_t cap, s
 
 static void on_xlog(spawnd_t *d, const spawnmsg_t *m)
 {
-    char err[300], text[SPAWNMSG_TEXT_MAX];
+    job_start(d, m, false);
+}
+
+/* ---- jobs: requests on a player's files, each in a child of its own ------------------- */
+
+/* A job's report: its first byte 1 and the text, or 0 and why not. */
+typedef struct {
+    uint8_t ok;
+    char text[SPAWNMSG_TEXT_MAX];
+} job_report_t;
+
+/* In the job's child: the request's work, its report sent on out, the
+ * end. It holds nothing of the spawner's but games-dir and stderr. */
+static void __attribute__((noreturn)) job_run(spawnd_t *d, const spawnmsg_t *m, int out)
+{
+    job_report_t r = {0};
+    char err[300];
     size_t len = 0;
-    if (xlog_work(d, m, text, sizeof text, &len, err, sizeof err) < 0) {
-        reply_failed(d, m->seq, err);
+    int keep[] = {out, d->fs.games_fd};
+    spawnexec_close_all_but(keep, 2);
+    int ret = m->type == SPAWNMSG_XLOG_READ
+                  ? xlog_work(d, m, r.text, sizeof r.text, &len, err, sizeof err)
+                  : rc_work(d, m, r.text, &len, err, sizeof err);
+    r.ok = ret == 0;
+    if (!r.ok)
+        len = (size_t)snprintf(r.text, sizeof r.text, "%s", err);
+    ssize_t n = send(out, &r, 1 + len, MSG_NOSIGNAL);
+    _exit(n == (ssize_t)(1 + len) ? 0 : 1);
+}
+
+/* The answer to k's request: its report (n bytes of r; 0: it died
+ * without one), or why not (late: killed, its zombie left to the reap,
+ * as it may take its time to die); then k is gone. */
+static void job_answer(spawnd_t *d, kid_t *k, const job_report_t *r, ssize_t n, const char *why)
+{
+    start_remove(d, k);
+    if (k->st.gate)
+        rc_gate_leave(d->cfg->rc_gate);
+    if (!k->st.ended)
+        kill(k->pid, SIGKILL);
+    if (!k->st.ended && !why) /* it reported (or closed its end) and exits */
+        while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    spawnmsg_t a = {.type = k->st.type == SPAWNMSG_RC_SAVE ? SPAWNMSG_DONE : SPAWNMSG_RC_TEXT};
+    if (!why && n >= 1 && r->ok) {
+        a.text = r->text;
+        a.len = (size_t)n - 1;
+        reply(d, &a, k->st.seq, -1);
+    } else if (!why && n >= 1) {
+        char text[300];
+        snprintf(text, sizeof text, "%.*s", (int)(n - 1), r->text);
+        reply_failed(d, k->st.seq, text);
+    } else
+        reply_failed(d, k->st.seq, why ? why : "the work on your files failed");
+    kid_remove(d, k);
+}
+
+/* A job's socket is readable: its report, or its end without one. */
+static void job_report(spawnd_t *d, kid_t *k)
+{
+    job_report_t r;
+    ssize_t n = recv(k->st.report, &r, sizeof r, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
+    job_answer(d, k, &r, n < 0 ? 0 : n, NULL);
+}
+
+/* A job past its deadline (the player's directory hangs, say): killed,
+ * its player told. */
+static void job_late(spawnd_t *d, kid_t *k)
+{
+    const char *game = k->game >= 0 ? d->cfg->games->games[k->game].id : "?";
+    log_warn("spawner: %s game=%s dir=%s pid=%d did not end in time: killed",
+             spawnmsg_type_name(k->st.type), game, k->disk.dir, (int)k->pid);
+    job_answer(d, k, NULL, 0, "your files for this game did not answer in time");
+}
+
+/* An rc file or xlogfile request (m) done by a child of its own, so a
+ * player's directory that hangs (a dead mount) holds that request
+ * alone: answered when the child reports, or killed at the game's
+ * start-timeout (a save's own deadline if sooner). gate: the rc gate
+ * is held (entered) until then. */
+static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
+{
+    const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
+    int sv[2] = {-1, -1};
+    char err[300];
+    kid_t *k = d->njobs < JOBS_MAX ? calloc(1, sizeof *k) : NULL;
+    pid_t pid = -1;
+    games_dir(d, err, sizeof err); /* opened once, here: a failure is the child's to report */
+    if (k && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 && (pid = fork()) == 0)
+        job_run(d, m, sv[1]);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    uint64_t deadline = now_ms() + (uint64_t)(g ? g->start_seconds : GAMECFG_START_S) * 1000u;
+    if (gate && m->deadline_ms < deadline)
+        deadline = m->deadline_ms;
+    if (pid > 0) {
+        *k = (kid_t){.pid = pid, .game = g ? (int)(g - d->cfg->games->games) : -1, .job = true};
+        k->st = (start_t){-1, sv[0], m->seq, deadline, false, 0, (uint8_t)m->type, gate};
     }
-    spawnmsg_t r = {.type = SPAWNMSG_RC_TEXT, .text = text, .len = len};
-    reply(d, &r, m->seq, -1);
+    if (pid > 0 && kid_add(d, k, m->dir) == 0)
+        return;
+    if (pid > 0)
+        kill(pid, SIGKILL); /* the reap takes it */
+    if (sv[0] >= 0)
+        close(sv[0]);
+    free(k);
+    if (gate)
+        rc_gate_leave(d->cfg->rc_gate);
+    reply_failed(d, m->seq, "many players' files are being read: try again in a moment");
 }
 
 typedef void handler_fn(spawnd_t *d, const spawnmsg_t *m);
@@ -757,6 +862,9 @@ static void run_timers(spawnd_t *d)
     for (int i = d->nstarts - 1; i >= 0; i--) /* downwards: a removal moves a later one */
         if (d->starting[i]->st.deadline <= now)
             start_late(d, d->starting[i]);
+    for (int i = d->njobs - 1; i >= 0; i--)
+        if (d->jobs[i]->st.deadline <= now)
+            job_late(d, d->jobs[i]);
 }
 
 static int next_timeout(const spawnd_t *d)
@@ -772,6 +880,9 @@ static int next_timeout(const spawnd_t *d)
     for (int i = 0; i < d->nstarts; i++)
         if (!due || d->starting[i]->st.deadline < due)
             due = d->starting[i]->st.deadline;
+    for (int i = 0; i < d->njobs; i++)
+        if (!due || d->jobs[i]->st.deadline < due)
+            due = d->jobs[i]->st.deadline;
     if (!due)
         return -1;
     return due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);
@@ -830,7 +941,8 @@ static void setup(spawnd_t *d, int sock)
 }
 
 /* The poll set: warrend's socket (not read while STARTS_MAX starts
- * wait, nor once it is gone), the signalfd, each start's report pipe. */
+ * wait, nor once it is gone), the signalfd, each start's report pipe,
+ * each job's socket. */
 static int poll_set(const spawnd_t *d, struct pollfd *p)
 {
     bool read_sock = !d->eof && d->nstarts < STARTS_MAX;
@@ -838,7 +950,9 @@ static int poll_set(const spawnd_t *d, struct pollfd *p)
     p[1] = (struct pollfd){d->sigfd, POLLIN, 0};
     for (int i = 0; i < d->nstarts; i++)
         p[2 + i] = (struct pollfd){d->starting[i]->st.report, POLLIN, 0};
-    return 2 + d->nstarts;
+    for (int i = 0; i < d->njobs; i++)
+        p[2 + d->nstarts + i] = (struct pollfd){d->jobs[i]->st.report, POLLIN, 0};
+    return 2 + d->nstarts + d->njobs;
 }
 
 void spawnd_run(const spawner_cfg_t *cfg, int sock)
@@ -853,17 +967,20 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     setup(&d, sock);
     spawndisk_init(&d.disk, cfg, &d.fs); /* after setup, which closes what was open */
     for (;;) {
-        struct pollfd p[2 + STARTS_MAX + 1];
-        int n = poll_set(&d, p);
+        struct pollfd p[2 + STARTS_MAX + JOBS_MAX + 1];
+        int ns = d.nstarts, nj = d.njobs, n = poll_set(&d, p);
         p[n] = (struct pollfd){spawndisk_fd(&d.disk), POLLIN, 0}; /* last: the starts' stay */
         int r = poll(p, (nfds_t)n + 1, next_timeout(&d));
         if (r > 0 && p[n].revents)
             spawndisk_events(&d.disk, now_ms());
         if (r > 0 && p[1].revents)
             reap(&d);
-        for (int i = n - 3; r > 0 && i >= 0; i--) /* downwards: a removal moves a later one */
+        for (int i = ns - 1; r > 0 && i >= 0; i--) /* downwards: a removal moves a later one */
             if (p[2 + i].revents)
                 start_report(&d, d.starting[i]);
+        for (int i = nj - 1; r > 0 && i >= 0; i--)
+            if (p[2 + ns + i].revents)
+                job_report(&d, d.jobs[i]);
         if (r > 0 && p[0].revents)
             serve(&d);
         run_timers(&d);

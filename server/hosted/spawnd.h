@@ -47,6 +47,10 @@ typedef struct {
  * root. */
 pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err, size_t errlen);
 
+/* In a child: nothing open but stdio and keep's n descriptors (-1:
+ * none; keep is sorted). */
+void spawnexec_close_all_but(int *keep, size_t n);
+
 /* What the child's report pipe says: 0 it exec'd, -1 it failed before
  * (err: the step and why; the child exits, unreaped), 1 not yet. */
 int spawnexec_result(int report, char *err, size_t errlen);

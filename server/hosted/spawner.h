@@ -33,7 +33,10 @@
  *   - when warrend goes away (end of file on the socket: an exit, a crash,
  *     SIGKILL) hangs every program up as above and exits once all are gone;
  *   - reads and replaces players' rc files (playerfs.h), and reads the
- *     tail of a player's own xlogfile, as the game's user;
+ *     tail of a player's own xlogfile, as the game's user, each request
+ *     in a child of its own, killed at the game's start-timeout (a save
+ *     at its deadline if sooner), so a directory that hangs holds that
+ *     request alone;
  *   - keeps each game to its section's disk caps (spawndisk.h): a start
  *     over one is refused (its reason begins with SPAWNER_DISK_OVER), a
  *     running game over one is hung up (killed at twice a cap) and

@@ -111,8 +111,7 @@ static int int_order(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
-/* Nothing open but stdio and keep's descriptors (-1: none). */
-static void close_all_but(int *keep, size_t n)
+void spawnexec_close_all_but(int *keep, size_t n)
 {
     unsigned from = 3;
     qsort(keep, n, sizeof *keep, int_order);
@@ -135,7 +134,7 @@ static int child_prepare(const spawnexec_t *x, int slave, int report)
 {
     child_report_t r = {STEP_PREPARE, 0, ""};
     int keep[] = {slave, report, x->userns, x->netns, x->prep_fd};
-    close_all_but(keep, sizeof keep / sizeof keep[0]);
+    spawnexec_close_all_but(keep, sizeof keep / sizeof keep[0]);
     int fd = x->prepare(x->prep_ud, r.text, sizeof r.text);
     if (fd >= 0)
         return fd;

@@ -252,16 +252,18 @@ def can_mount_fuse():
 
 
 @pytest.mark.skipif(not can_mount_fuse(), reason="needs root and /dev/fuse (a FUSE mount)")
-@pytest.mark.parametrize("where", ["dir", "inside"])
-def test_a_directory_that_hangs_costs_only_its_own_players_start(bindir, tmp_path, clients,
-                                                                 where):
+@pytest.mark.parametrize("where,key", [("dir", "1"), ("inside", "1"), ("rc", "e")])
+def test_a_directory_that_hangs_costs_only_its_own_players_request(bindir, tmp_path, clients,
+                                                                   where, key):
     """One player's directory hangs (where: it is, or a directory in it
-    is, a mount that never answers): the spawner's work on it before the
-    start (opening it, measuring it against the caps) must not hold the
-    spawner, so another player's start goes on at once; the first is
-    killed at start-timeout and its player told."""
+    is, a mount that never answers): the spawner's work on it (opening
+    it, measuring it against the caps before a start, reading its rc
+    file for the editor, key e) must not hold the spawner, so another
+    player's start goes on at once; the first is killed at start-timeout
+    and its player told."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, f"[game hang]\ncommand = {toy} keys\nstart-timeout = 9\n")
+    d = start(bindir, tmp_path,
+              f"[game hang]\ncommand = {toy} keys\nrcfile = %d/toyrc\nstart-timeout = 9\n")
     stuck, other = unique_name("hs"), unique_name("ok")
     pdir = player_dir(d, "hang", stuck)
     (pdir / "deep" if where == "inside" else pdir).mkdir(parents=True)
@@ -270,13 +272,19 @@ def test_a_directory_that_hangs_costs_only_its_own_players_start(bindir, tmp_pat
         a, b = clients(d.port), clients(d.port)
         a.register(stuck)
         b.register(other)
-        a.send("1")
-        time.sleep(1)  # its start is under way (and, before, held the spawner)
+        a.send(key)
+        time.sleep(1)  # its request is under way (and, before, held the spawner)
         b.send("1")
         d.wait_log(rf"hosted start user={other} game=hang pid=\d+", timeout=5)
         b.wait_for("keys ready", timeout=5)
-        d.wait_log(r"spawner: game=hang pid=\d+ did not reach its exec in 9 s: killed", timeout=15)
-        a.wait_for(LATE)
+        if key == "1":
+            d.wait_log(r"spawner: game=hang pid=\d+ did not reach its exec in 9 s: killed",
+                       timeout=15)
+            a.wait_for(LATE)
+        else:
+            d.wait_log(rf"spawner: rc-load game=hang dir={stuck} pid=\d+ did not end in time: "
+                       "killed", timeout=15)
+            a.wait_for("your files for this game did not answer in time")
         assert f"hosted start user={stuck} " not in d.log()
     finally:
         mount.close()
