@@ -2,9 +2,11 @@
  * signalfd for SIGCHLD and the report pipes of the starts whose child has
  * not exec'd yet (a start is answered when its report comes, other
  * requests served meanwhile, or killed and answered late at its game's
- * start-timeout, so a start that hangs holds no slot for good), a table
- * of the programs it started, and the killing of what they leave behind
- * (spawner.h). */
+ * start-timeout, so a start that hangs holds no slot for good) and of
+ * the jobs (an rc file or xlogfile request, each in a child of its own,
+ * the same), one table of its children found by pid, and the killing of
+ * what they leave behind (spawner.h). Nothing on a player's files is done
+ * in this process but the running games' disk measurements (spawndisk.h). */
 #include "spawnd.h"
 #include <errno.h>
 #include <fcntl.h>
