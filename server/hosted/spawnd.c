@@ -6,7 +6,8 @@
  * the jobs (an rc file or xlogfile request, each in a child of its own,
  * the same), one table of its children found by pid, and the killing of
  * what they leave behind (spawner.h). Nothing on a player's files is done
- * in this process but the running games' disk measurements (spawndisk.h). */
+ * in this process: the running games' disk measurements too are a
+ * child's (spawndisk.h). */
 #include "spawnd.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -213,7 +214,8 @@ static int kill_orphans(spawnd_t *d)
     int n = children(d, pids, KIDS_MAX * 2), killed = 0;
     for (int i = 0; i < n; i++) {
         pid_t sid;
-        if (kid_find(d, pids[i]) || !session_of(pids[i], &sid))
+        if (kid_find(d, pids[i]) || pids[i] == spawndisk_batch_pid(&d->disk) ||
+            !session_of(pids[i], &sid))
             continue;
         if (program_find(d, sid))
             continue; /* its game still runs: it ends with it */
@@ -782,6 +784,7 @@ static handler_fn *const HANDLERS[SPAWNMSG_TYPES] = {
 static void begin_end(spawnd_t *d)
 {
     d->eof = true;
+    spawndisk_free(&d->disk); /* measured no more: a batch at work is killed */
     uint64_t last = now_ms();
     kid_t *k;
     LIST_FOREACH(k, &d->kids, link)
@@ -850,7 +853,7 @@ static void run_timers(spawnd_t *d)
 {
     uint64_t now = now_ms();
     if (!d->eof)
-        spawndisk_run(&d->disk, now, on_disk, d);
+        spawndisk_run(&d->disk, now);
     kid_t *k;
     LIST_FOREACH(k, &d->kids, link)
     if (k->kill_at && k->kill_at <= now) {
@@ -969,12 +972,15 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     setup(&d, sock);
     spawndisk_init(&d.disk, cfg, &d.fs); /* after setup, which closes what was open */
     for (;;) {
-        struct pollfd p[2 + STARTS_MAX + JOBS_MAX + 1];
+        struct pollfd p[2 + STARTS_MAX + JOBS_MAX + 2];
         int ns = d.nstarts, nj = d.njobs, n = poll_set(&d, p);
         p[n] = (struct pollfd){spawndisk_fd(&d.disk), POLLIN, 0}; /* last: the starts' stay */
-        int r = poll(p, (nfds_t)n + 1, next_timeout(&d));
+        p[n + 1] = (struct pollfd){spawndisk_batch_fd(&d.disk), POLLIN, 0};
+        int r = poll(p, (nfds_t)n + 2, next_timeout(&d));
         if (r > 0 && p[n].revents)
             spawndisk_events(&d.disk, now_ms());
+        if (r > 0 && p[n + 1].revents)
+            spawndisk_reports(&d.disk, now_ms(), on_disk, &d);
         if (r > 0 && p[1].revents)
             reap(&d);
         for (int i = ns - 1; r > 0 && i >= 0; i--) /* downwards: a removal moves a later one */

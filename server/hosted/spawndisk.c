@@ -2,20 +2,39 @@
  * (spawndisk.h). */
 #include "spawndisk.h"
 #include <errno.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "log.h"
+#include "spawnd.h"
+
+#define WDS_MAX SPAWNDISK_WATCH_MAX /* new watches one report carries */
+
+/* What a batch's child sends for one game, one message. */
+typedef struct spawndisk_report {
+    int i;         /* its place in the batch */
+    bool ok, full; /* measured (else err); the kernel refused a watch */
+    diskuse_t use;
+    char err[200];
+    int nwds;
+    struct {
+        int wd;
+        ino_t ino;
+    } wds[WDS_MAX]; /* the directories it began to watch */
+} report_t;
 
 /* What a change in a watched directory is: a write, a new entry. */
 #define WATCH_MASK (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs)
 {
-    *dk = (spawndisk_t){.cfg = cfg, .fs = fs};
+    *dk = (spawndisk_t){.cfg = cfg, .fs = fs, .batch_fd = -1};
     LIST_INIT(&dk->games);
     hmap_init(&dk->by_wd);
     dk->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -28,6 +47,12 @@ void spawndisk_free(spawndisk_t *dk)
 {
     while (!LIST_EMPTY(&dk->games))
         spawndisk_forget(dk, LIST_FIRST(&dk->games));
+    if (dk->batch > 0)
+        kill(dk->batch, SIGKILL); /* its zombie is the caller's to reap */
+    if (dk->batch_fd >= 0)
+        close(dk->batch_fd);
+    dk->batch = 0;
+    dk->batch_fd = -1;
     hmap_fini(&dk->by_wd);
     if (dk->ifd >= 0)
         close(dk->ifd);
@@ -59,17 +84,19 @@ static bool watched(const spawndisk_game_t *g, ino_t ino)
     return false;
 }
 
-/* Whether g watches SPAWNDISK_WATCH_MAX directories already. */
-static bool watches_full(const spawndisk_game_t *g)
+/* Whether g watches SPAWNDISK_WATCH_MAX directories already, with more
+ * new ones. */
+static bool watches_full(const spawndisk_game_t *g, int more)
 {
-    int n = 0;
+    int n = more;
     for (const spawndisk_wd_t *w = g->wds; w && n < SPAWNDISK_WATCH_MAX; w = w->next)
         n++;
     return n >= SPAWNDISK_WATCH_MAX;
 }
 
-/* A directory the walk of dk->walking passes (open as fd) is watched
- * from now on, once (a walk that passes it again costs an fstat), up to
+/* In a batch's child: a directory the walk of dk->walking passes (open
+ * as fd) is watched from now on, once (a walk that passes it again
+ * costs an fstat), and its watch told in the game's report; up to
  * SPAWNDISK_WATCH_MAX a game: the kernel's watches are root's, shared
  * with every other program of root's, and a program could make
  * thousands of directories to spend them. */
@@ -77,31 +104,46 @@ static void watch_dir(int fd, void *ud)
 {
     spawndisk_t *dk = ud;
     spawndisk_game_t *g = dk->walking;
+    report_t *r = dk->report;
     struct stat st;
-    if (!g || dk->ifd < 0 || fstat(fd, &st) < 0 || watched(g, st.st_ino) || watches_full(g))
+    if (!g || !r || dk->ifd < 0 || watches_full(g, r->nwds) || fstat(fd, &st) < 0 ||
+        watched(g, st.st_ino))
         return;
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd); /* the directory itself */
-    int wd = g && dk->ifd >= 0 ? inotify_add_watch(dk->ifd, path, WATCH_MASK) : -1;
-    if (wd < 0 && g && dk->ifd >= 0 && !dk->watch_full) {
-        dk->watch_full = true;
+    int wd = inotify_add_watch(dk->ifd, path, WATCH_MASK);
+    if (wd < 0 && !dk->watch_full) {
+        dk->watch_full = r->full = true;
         log_warn("spawner: inotify watch: %s: a directory not watched is measured every %d ms "
                  "(fs.inotify.max_user_watches)",
                  strerror(errno), SPAWNDISK_EVERY_MS);
     }
-    if (wd < 0 || wd_find(dk, wd))
-        return;
-    spawndisk_wd_t *w = malloc(sizeof *w);
-    if (!w || hmap_add(&dk->by_wd, &w->hn, (uint64_t)wd) < 0) {
-        free(w);
-        inotify_rm_watch(dk->ifd, wd);
-        return;
+    if (wd >= 0) {
+        r->wds[r->nwds].wd = wd;
+        r->wds[r->nwds++].ino = st.st_ino;
     }
-    w->wd = wd;
-    w->ino = st.st_ino;
-    w->game = g;
-    w->next = g->wds;
-    g->wds = w;
+}
+
+/* The watches a report tells kept for g (NULL: forgotten meanwhile, so
+ * they go). */
+static void add_watches(spawndisk_t *dk, spawndisk_game_t *g, const report_t *r)
+{
+    for (int i = 0; i < r->nwds; i++) {
+        int wd = r->wds[i].wd;
+        if (wd_find(dk, wd))
+            continue;
+        spawndisk_wd_t *w = g ? malloc(sizeof *w) : NULL;
+        if (!w || hmap_add(&dk->by_wd, &w->hn, (uint64_t)wd) < 0) {
+            free(w);
+            inotify_rm_watch(dk->ifd, wd);
+            continue;
+        }
+        w->wd = wd;
+        w->ino = r->wds[i].ino;
+        w->game = g;
+        w->next = g->wds;
+        g->wds = w;
+    }
 }
 
 /* w, which the kernel dropped (its directory went) or we let go. */
@@ -189,6 +231,9 @@ void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g)
 {
     if (!g->watched)
         return;
+    for (int i = 0; i < dk->nin; i++) /* its report, if it comes, is dropped */
+        if (dk->in[i] == g)
+            dk->in[i] = NULL;
     while (g->wds) {
         inotify_rm_watch(dk->ifd, g->wds->wd);
         wd_drop(dk, g, g->wds);
@@ -240,6 +285,8 @@ void spawndisk_events(spawndisk_t *dk, uint64_t now)
 uint64_t spawndisk_next(const spawndisk_t *dk)
 {
     uint64_t due = 0;
+    if (dk->batch) /* nothing more is measured until it is over */
+        return dk->batch_end;
     const spawndisk_game_t *g;
     LIST_FOREACH(g, &dk->games, link)
     if (!g->dead && (!due || g->due < due))
@@ -254,49 +301,158 @@ static bool near(const diskuse_t *use, const gamecfg_t *g)
            (g->disk_files && use->entries > g->disk_files / 2);
 }
 
-/* One game measured; fn told when it is over a cap. */
-static void check_one(spawndisk_t *dk, spawndisk_game_t *dg, uint64_t now, spawndisk_fn *fn,
-                      void *ud)
+/* One game's report judged; fn told when it is over a cap. */
+static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint64_t now,
+                  spawndisk_fn *fn, void *ud)
 {
     const gamecfg_t *g = game_of(dk, dg->game);
-    diskuse_t use;
-    char err[200], why[160], what[300];
-    dg->last = now;
-    if (measure(dk, dg->game, dg->dir, dg, 2, &use, err, sizeof err) < 0) {
-        log_warn("spawner: disk of game=%s dir=%s: %s", g->id, dg->dir, err);
+    const diskuse_t *use = &r->use;
+    char why[160], what[300];
+    dg->stuck = false;
+    if (!r->ok) {
+        log_warn("spawner: disk of game=%s dir=%s: %.*s", g->id, dg->dir, (int)sizeof r->err,
+                 r->err);
         dg->due = tick(now + SPAWNDISK_EVERY_MS);
         return;
     }
-    bool over = diskuse_over(&use, g->disk_bytes, g->disk_files);
+    bool over = diskuse_over(use, g->disk_bytes, g->disk_files);
     /* twice a cap: killed (a tree too deep or unreadable is hung up only) */
-    diskuse_t counted = use;
+    diskuse_t counted = *use;
     counted.deep = false;
     bool hard = diskuse_over(&counted, g->disk_bytes * 2, g->disk_files * 2);
-    bool often = dg->hung || over || near(&use, g) || watches_full(dg); /* full: some unwatched */
+    bool often = dg->hung || over || near(use, g) || watches_full(dg, 0); /* full: some unwatched */
     dg->due = tick(now + (often ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
     if (!over || (dg->hung && !hard))
         return;
-    diskuse_say(&use, g->disk_bytes, g->disk_files, why, sizeof why);
+    diskuse_say(use, g->disk_bytes, g->disk_files, why, sizeof why);
     snprintf(what, sizeof what, "game=%s dir=%s pid=%d bytes=%llu entries=%llu%s", g->id, dg->dir,
-             (int)dg->pid, (unsigned long long)use.bytes, (unsigned long long)use.entries,
-             use.deep ? " (too deep or unreadable)" : "");
+             (int)dg->pid, (unsigned long long)use->bytes, (unsigned long long)use->entries,
+             use->deep ? " (too deep or unreadable)" : "");
     if (!fn(ud, dg->pid, hard ? SPAWNDISK_KILL : SPAWNDISK_HANGUP, why, what))
         return; /* measured again at the next tick */
     dg->hung = true;
     dg->dead = hard;
 }
 
-void spawndisk_run(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud)
+/* The batch's child: each game measured and reported on out, in turn. */
+static void __attribute__((noreturn)) batch_run(spawndisk_t *dk, int out)
 {
-    int done = 0;
+    int keep[] = {out, dk->ifd, dk->fs->games_fd};
+    spawnexec_close_all_but(keep, sizeof keep / sizeof keep[0]);
+    for (int i = 0; i < dk->nin; i++) {
+        spawndisk_game_t *dg = dk->in[i];
+        report_t r = {.i = i};
+        dk->report = &r;
+        r.ok = measure(dk, dg->game, dg->dir, dg, 2, &r.use, r.err, sizeof r.err) == 0;
+        size_t len = offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0];
+        if (send(out, &r, len, MSG_NOSIGNAL) != (ssize_t)len)
+            _exit(1);
+    }
+    _exit(0);
+}
+
+/* The games due into dk->in: the first stuck one (stuck), or up to
+ * SPAWNDISK_BATCH others. */
+static void batch_pick(spawndisk_t *dk, uint64_t now, bool stuck)
+{
     spawndisk_game_t *dg;
+    dk->nin = dk->got = 0;
     LIST_FOREACH(dg, &dk->games, link)
     {
-        if (done >= SPAWNDISK_BATCH)
+        if (dk->nin == (stuck ? 1 : SPAWNDISK_BATCH))
             break;
-        if (dg->dead || dg->due > now)
+        if (dg->dead || dg->due > now || dg->stuck != stuck)
             continue;
-        check_one(dk, dg, now, fn, ud);
-        done++;
+        dk->in[dk->nin++] = dg;
+        dg->last = now;
+        dg->due = tick(now + (stuck ? SPAWNDISK_STUCK_MS : SPAWNDISK_EVERY_MS)); /* till told */
     }
+}
+
+/* The games due (SPAWNDISK_BATCH at most; a stuck one alone) into a
+ * batch, measured by a child of its own. */
+static void batch_start(spawndisk_t *dk, uint64_t now)
+{
+    int sv[2];
+    batch_pick(dk, now, true); /* a stuck one due first, alone */
+    if (!dk->nin)
+        batch_pick(dk, now, false);
+    if (!dk->nin || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return;
+    pid_t pid = fork();
+    if (pid == 0)
+        batch_run(dk, sv[1]);
+    close(sv[1]);
+    if (pid < 0) {
+        log_warn("spawner: cannot measure the games' directories: fork: %s", strerror(errno));
+        close(sv[0]);
+        return;
+    }
+    dk->batch = pid;
+    dk->batch_fd = sv[0];
+    dk->batch_end = now + SPAWNDISK_LATE_MS;
+}
+
+/* The batch is over: all told, its child ended early, or (late) it is
+ * killed, the game it was measuring marked stuck, those after it due. */
+static void batch_over(spawndisk_t *dk, uint64_t now, bool late)
+{
+    spawndisk_game_t *dg = late && dk->got < dk->nin ? dk->in[dk->got] : NULL;
+    if (late)
+        kill(dk->batch, SIGKILL); /* its zombie is the spawner's reap's */
+    if (dg) {
+        dg->stuck = true;
+        dg->due = tick(now + SPAWNDISK_STUCK_MS);
+        log_warn("spawner: disk of game=%s dir=%s: no answer in %d ms (a file system that "
+                 "hangs?): measured alone every %d s",
+                 game_of(dk, dg->game)->id, dg->dir, SPAWNDISK_LATE_MS, SPAWNDISK_STUCK_MS / 1000);
+    }
+    for (int i = dk->got + 1; late && i < dk->nin; i++)
+        if (dk->in[i])
+            dk->in[i]->due = now;
+    close(dk->batch_fd);
+    dk->batch_fd = -1;
+    dk->batch = 0;
+    dk->nin = dk->got = 0;
+}
+
+int spawndisk_batch_fd(const spawndisk_t *dk)
+{
+    return dk->batch_fd;
+}
+
+pid_t spawndisk_batch_pid(const spawndisk_t *dk)
+{
+    return dk->batch;
+}
+
+void spawndisk_reports(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud)
+{
+    report_t r;
+    ssize_t n;
+    while (dk->batch && (n = recv(dk->batch_fd, &r, sizeof r, MSG_DONTWAIT)) != 0) {
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        if (n < (ssize_t)offsetof(report_t, wds) || r.i != dk->got || r.nwds < 0 ||
+            r.nwds > WDS_MAX ||
+            (size_t)n < offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0])
+            break;
+        spawndisk_game_t *dg = dk->in[dk->got++];
+        dk->watch_full |= r.full;
+        add_watches(dk, dg, &r);
+        if (dg)
+            judge(dk, dg, &r, now, fn, ud);
+        if (dk->got == dk->nin)
+            break;
+    }
+    if (dk->batch)
+        batch_over(dk, now, false);
+}
+
+void spawndisk_run(spawndisk_t *dk, uint64_t now)
+{
+    if (dk->batch && now >= dk->batch_end)
+        batch_over(dk, now, true);
+    if (!dk->batch)
+        batch_start(dk, now);
 }

@@ -14,14 +14,19 @@
  * more is measured every SPAWNDISK_NEAR_MS instead), so a program that writes is measured as it
  * writes while an idle one costs only its periodic measurement, which
  * catches what inotify does not see (writes through a shared mapping).
+ * The measurements are made by a child of the spawner's, a batch of
+ * games at a time, which reports each game's as it goes: a directory
+ * that hangs (a dead network mount) holds that child, killed after
+ * SPAWNDISK_LATE_MS, never the spawner; that game is then measured alone
+ * every SPAWNDISK_STUCK_MS until its directory answers again.
  * When the kernel's inotify watches run out, the periodic measurement
  * is all there is (logged once). Over a cap, the spawner hangs it up (SIGHUP, SIGKILL after
  * hangup-timeout) and tells warrend why; at twice a cap (a program
  * that goes on writing, or wrote that much between two measurements)
  * it is killed at once. A walk stops counting at twice the caps, so a
  * measurement costs at most that many entries' fstatat. At most
- * SPAWNDISK_BATCH games are measured in one turn of the spawner's loop,
- * the rest on the next, so requests are served between them; periodic
+ * SPAWNDISK_BATCH games are measured in one batch, the rest in the
+ * next, while the spawner serves its requests; periodic
  * ones fall on ticks of SPAWNDISK_TICK_MS, so the loop wakes for them at
  * most that often however many games run. */
 #ifndef WARREN_SPAWNDISK_H
@@ -35,12 +40,14 @@
 #include "playerfs.h"
 #include "spawner.h"
 
-#define SPAWNDISK_EVERY_MS  2000 /* a game's directory is measured this often */
-#define SPAWNDISK_NEAR_MS   250  /* ... past half a cap, or hung up */
-#define SPAWNDISK_GAP_MS    100  /* ... after a change inotify saw, at most this often */
-#define SPAWNDISK_TICK_MS   100  /* periodic measurements fall on these ticks */
-#define SPAWNDISK_BATCH     64   /* games measured in one turn of the loop */
-#define SPAWNDISK_WATCH_MAX 64   /* directories a game has watched (inotify) at most */
+#define SPAWNDISK_EVERY_MS  2000  /* a game's directory is measured this often */
+#define SPAWNDISK_NEAR_MS   250   /* ... past half a cap, or hung up */
+#define SPAWNDISK_GAP_MS    100   /* ... after a change inotify saw, at most this often */
+#define SPAWNDISK_TICK_MS   100   /* periodic measurements fall on these ticks */
+#define SPAWNDISK_BATCH     64    /* games measured in one batch (one child) */
+#define SPAWNDISK_WATCH_MAX 64    /* directories a game has watched (inotify) at most */
+#define SPAWNDISK_LATE_MS   1000  /* a batch's child taking longer is killed */
+#define SPAWNDISK_STUCK_MS  10000 /* a game whose directory did not answer: alone, this often */
 
 /* A directory watched (inotify), found by its watch descriptor. */
 typedef struct spawndisk_wd {
@@ -63,17 +70,24 @@ typedef struct spawndisk_game {
     uint64_t due;        /* the next measurement, CLOCK_MONOTONIC ms */
     uint64_t last;       /* the last one */
     bool hung, dead;     /* hung up for its disk; killed for it */
+    bool stuck;          /* its directory did not answer the last batch */
     spawndisk_wd_t *wds; /* its directories watched (owned) */
 } spawndisk_game_t;
 
 typedef struct {
-    const spawner_cfg_t *cfg;          /* borrowed */
-    const playerfs_t *fs;              /* borrowed: games-dir, open once a game started */
-    LIST_HEAD(, spawndisk_game) games; /* the games watched (borrowed) */
-    int ifd;                           /* inotify, non-blocking; -1 without */
-    hmap_t by_wd;                      /* spawndisk_wd_t */
-    bool watch_full;                   /* the kernel refused a watch: said once */
-    spawndisk_game_t *walking;         /* the game whose walk adds watches */
+    const spawner_cfg_t *cfg;              /* borrowed */
+    const playerfs_t *fs;                  /* borrowed: games-dir, open once a game started */
+    LIST_HEAD(, spawndisk_game) games;     /* the games watched (borrowed) */
+    int ifd;                               /* inotify, non-blocking; -1 without */
+    hmap_t by_wd;                          /* spawndisk_wd_t */
+    bool watch_full;                       /* the kernel refused a watch: said once */
+    spawndisk_game_t *walking;             /* the game whose walk adds watches */
+    pid_t batch;                           /* the child measuring a batch; 0: none */
+    int batch_fd;                          /* its reports' end, -1: none */
+    uint64_t batch_end;                    /* when it is killed if not over */
+    spawndisk_game_t *in[SPAWNDISK_BATCH]; /* its games (NULL: forgotten since) */
+    int nin, got;                          /* how many, how many reported */
+    struct spawndisk_report *report;       /* in the batch's child: the one being made */
 } spawndisk_t;
 
 /* What the spawner does to a game over a cap: hang it up or kill it
@@ -108,9 +122,18 @@ void spawndisk_game(spawndisk_game_t *g, pid_t pid, int game, const char *dir);
 void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now);
 void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g);
 
-/* Measures the games due by now (SPAWNDISK_BATCH at most), calling fn
- * for each over a cap. */
-void spawndisk_run(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud);
+/* The games due by now (SPAWNDISK_BATCH at most) given to a batch's
+ * child to measure, when none is at work; one past SPAWNDISK_LATE_MS
+ * killed. */
+void spawndisk_run(spawndisk_t *dk, uint64_t now);
+/* The batch's reports' descriptor to poll for reading (-1: none), and
+ * what to do when it is readable: each game's measurement judged, fn
+ * called for each over a cap. */
+int spawndisk_batch_fd(const spawndisk_t *dk);
+void spawndisk_reports(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud);
+/* The batch's child (0: none): the spawner's own, not an orphan; its
+ * zombie is the spawner's to reap. */
+pid_t spawndisk_batch_pid(const spawndisk_t *dk);
 /* When the next measurement is due (0: none is watched). */
 uint64_t spawndisk_next(const spawndisk_t *dk);
 

@@ -289,3 +289,33 @@ def test_a_directory_that_hangs_costs_only_its_own_players_request(bindir, tmp_p
     finally:
         mount.close()
         d.stop_clean()
+
+
+@pytest.mark.skipif(not can_mount_fuse(), reason="needs root and /dev/fuse (a FUSE mount)")
+def test_a_running_games_directory_that_hangs_holds_up_no_other_start(bindir, tmp_path, clients):
+    """A running game's directory comes to hang (a mount in it that never
+    answers): its measurements (every 2 s) must not hold the spawner, so
+    another player's start goes on; the directory is said to hang."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game hang]\ncommand = {toy} keys\n")
+    stuck, other = unique_name("hr"), unique_name("ok")
+    mount = None
+    try:
+        a, b = clients(d.port), clients(d.port)
+        a.register(stuck)
+        b.register(other)
+        a.send("1")
+        a.wait_for("keys ready")
+        deep = player_dir(d, "hang", stuck) / "deep"
+        deep.mkdir()
+        mount = HangingMount(deep)
+        time.sleep(2.5)  # a periodic measurement has come to it (the old spawner hung there)
+        b.send("1")
+        d.wait_log(rf"hosted start user={other} game=hang pid=\d+", timeout=5)
+        b.wait_for("keys ready", timeout=5)
+        assert re.search(rf"WARN spawner: disk of game=hang dir={stuck}: no answer in 1000 ms",
+                         d.log()), d.log()[-2000:]
+    finally:
+        if mount:
+            mount.close()
+        d.stop_clean()

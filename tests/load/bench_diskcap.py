@@ -3,7 +3,8 @@
 warrend with N idle boxed games (ptytoy fill files 15: fifteen files in
 each player's directory, about what NetHack keeps there, then nothing),
 each player over telnet (a socket: bench_hosted.Tel), the spawner's CPU
-time (utime + stime, /proc) over S idle seconds, once with the section's
+time (utime + stime, and its reaped children's: the batches that measure;
+/proc) over S idle seconds, once with the section's
 default caps (64 MB, 2000 entries: each directory measured every
 SPAWNDISK_EVERY_MS, spawndisk.h) and once with `disk = 0` and `disk-files
 = 0` (no measurement), in one run of one build.
@@ -47,8 +48,10 @@ EVERY_MS = 2000  # SPAWNDISK_EVERY_MS
 
 
 def cpu_ms(pid):
+    """utime + stime, and cutime + cstime: the children it reaped, the
+    batches that measure the directories (spawndisk.h) among them."""
     fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:15]) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def register(t, name):
