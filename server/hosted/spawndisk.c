@@ -291,7 +291,7 @@ uint64_t spawndisk_next(const spawndisk_t *dk)
     LIST_FOREACH(g, &dk->games, link)
     if (!g->dead && (!due || g->due < due))
         due = g->due;
-    return due;
+    return due && due < dk->next_batch ? dk->next_batch : due;
 }
 
 /* Past half a cap: measured more often. */
@@ -299,6 +299,14 @@ static bool near(const diskuse_t *use, const gamecfg_t *g)
 {
     return (g->disk_bytes && use->bytes > g->disk_bytes / 2) ||
            (g->disk_files && use->entries > g->disk_files / 2);
+}
+
+/* g's next measurement by t at the latest (a change inotify saw while
+ * its batch was at work may have asked for it sooner). */
+static void due_by(spawndisk_game_t *g, uint64_t t)
+{
+    if (t < g->due)
+        g->due = t;
 }
 
 /* One game's report judged; fn told when it is over a cap. */
@@ -312,7 +320,7 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
     if (!r->ok) {
         log_warn("spawner: disk of game=%s dir=%s: %.*s", g->id, dg->dir, (int)sizeof r->err,
                  r->err);
-        dg->due = tick(now + SPAWNDISK_EVERY_MS);
+        due_by(dg, tick(now + SPAWNDISK_EVERY_MS));
         return;
     }
     bool over = diskuse_over(use, g->disk_bytes, g->disk_files);
@@ -321,7 +329,7 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
     counted.deep = false;
     bool hard = diskuse_over(&counted, g->disk_bytes * 2, g->disk_files * 2);
     bool often = dg->hung || over || near(use, g) || watches_full(dg, 0); /* full: some unwatched */
-    dg->due = tick(now + (often ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS));
+    due_by(dg, tick(now + (often ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS)));
     if (!over || (dg->hung && !hard))
         return;
     diskuse_say(use, g->disk_bytes, g->disk_files, why, sizeof why);
@@ -391,6 +399,7 @@ static void batch_start(spawndisk_t *dk, uint64_t now)
     dk->batch = pid;
     dk->batch_fd = sv[0];
     dk->batch_end = now + SPAWNDISK_LATE_MS;
+    dk->next_batch = now + SPAWNDISK_FORK_MS;
 }
 
 /* The batch is over: all told, its child ended early, or (late) it is
@@ -438,6 +447,7 @@ void spawndisk_reports(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud
             (size_t)n < offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0])
             break;
         spawndisk_game_t *dg = dk->in[dk->got++];
+        dk->batch_end = now + SPAWNDISK_LATE_MS; /* each game has its time */
         dk->watch_full |= r.full;
         add_watches(dk, dg, &r);
         if (dg)
@@ -453,6 +463,6 @@ void spawndisk_run(spawndisk_t *dk, uint64_t now)
 {
     if (dk->batch && now >= dk->batch_end)
         batch_over(dk, now, true);
-    if (!dk->batch)
+    if (!dk->batch && now >= dk->next_batch)
         batch_start(dk, now);
 }

@@ -26,7 +26,8 @@
  * it is killed at once. A walk stops counting at twice the caps, so a
  * measurement costs at most that many entries' fstatat. At most
  * SPAWNDISK_BATCH games are measured in one batch, the rest in the
- * next, while the spawner serves its requests; periodic
+ * next, while the spawner serves its requests; a batch starts at most
+ * every SPAWNDISK_FORK_MS (each costs a fork of the spawner); periodic
  * ones fall on ticks of SPAWNDISK_TICK_MS, so the loop wakes for them at
  * most that often however many games run. */
 #ifndef WARREN_SPAWNDISK_H
@@ -43,8 +44,9 @@
 #define SPAWNDISK_EVERY_MS  2000  /* a game's directory is measured this often */
 #define SPAWNDISK_NEAR_MS   250   /* ... past half a cap, or hung up */
 #define SPAWNDISK_GAP_MS    100   /* ... after a change inotify saw, at most this often */
-#define SPAWNDISK_TICK_MS   100   /* periodic measurements fall on these ticks */
-#define SPAWNDISK_BATCH     64    /* games measured in one batch (one child) */
+#define SPAWNDISK_TICK_MS   250   /* periodic measurements fall on these ticks */
+#define SPAWNDISK_BATCH     256   /* games measured in one batch (one child) */
+#define SPAWNDISK_FORK_MS   100   /* batches start at most this often (a fork each) */
 #define SPAWNDISK_WATCH_MAX 64    /* directories a game has watched (inotify) at most */
 #define SPAWNDISK_LATE_MS   1000  /* a batch's child taking longer is killed */
 #define SPAWNDISK_STUCK_MS  10000 /* a game whose directory did not answer: alone, this often */
@@ -84,7 +86,8 @@ typedef struct {
     spawndisk_game_t *walking;             /* the game whose walk adds watches */
     pid_t batch;                           /* the child measuring a batch; 0: none */
     int batch_fd;                          /* its reports' end, -1: none */
-    uint64_t batch_end;                    /* when it is killed if not over */
+    uint64_t batch_end;                    /* when it is killed if it reports no more by then */
+    uint64_t next_batch;                   /* the next may start then */
     spawndisk_game_t *in[SPAWNDISK_BATCH]; /* its games (NULL: forgotten since) */
     int nin, got;                          /* how many, how many reported */
     struct spawndisk_report *report;       /* in the batch's child: the one being made */
