@@ -2,6 +2,7 @@
 #include "target.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cmd.h"
 #include "creature.h"
 #include "itemuse.h"
@@ -20,21 +21,53 @@ static int round_div(int num, int den)
     return num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den));
 }
 
+/* num / den + (4 + bias) / 8, rounded down (den > 0): the line nudged
+ * across by bias eighths of a cell; exact where num / den is whole. */
+static int nudged_div(int num, int den, int bias)
+{
+    int t = 8 * num + (4 + bias) * den, q = 8 * den;
+    return t >= 0 ? t / q : -((-t + q - 1) / q);
+}
+
+/* The cells of one line (bias 0: the straight one), up to the first that
+ * nothing passes. */
+static int line_cells(game_t *g, const level_t *lv, int x0, int y0, int dx, int dy, int d,
+                      int range, int bias, target_cell_t *out)
+{
+    int n = 0;
+    for (int i = 1; i <= range; i++) {
+        int x = x0 + (bias ? nudged_div(dx * i, d, bias) : round_div(dx * i, d));
+        int y = y0 + (bias ? nudged_div(dy * i, d, bias) : round_div(dy * i, d));
+        if (!level_passable(g, lv, x, y))
+            break;
+        out[n++] = (target_cell_t){(int16_t)x, (int16_t)y};
+    }
+    return n;
+}
+
 int target_path(game_t *g, int x0, int y0, int x1, int y1, int range,
                 target_cell_t out[TARGET_RANGE_MAX])
 {
+    static const int8_t BIAS[] = {1, -1, 2, -2, 3, -3};
     const level_t *lv = g->levels[g->depth];
     int dx = x1 - x0, dy = y1 - y0, d = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
     if (range > TARGET_RANGE_MAX)
         range = TARGET_RANGE_MAX;
     if (!d || !lv)
         return 0;
-    int n = 0;
-    for (int i = 1; i <= range; i++) {
-        int x = x0 + round_div(dx * i, d), y = y0 + round_div(dy * i, d);
-        if (!level_passable(g, lv, x, y))
-            break;
-        out[n++] = (target_cell_t){(int16_t)x, (int16_t)y};
+    int n = line_cells(g, lv, x0, y0, dx, dy, d, range, 0, out);
+    if (n >= d || d > range)
+        return n;
+    /* The straight line is blocked short of a target in reach (round a
+     * pillar or a door's jamb that sight passes): a nudged line that gets
+     * there instead, if one does. */
+    target_cell_t alt[TARGET_RANGE_MAX];
+    for (size_t b = 0; b < sizeof BIAS; b++) {
+        int m = line_cells(g, lv, x0, y0, dx, dy, d, range, BIAS[b], alt);
+        if (m >= d) {
+            memcpy(out, alt, (size_t)m * sizeof *alt);
+            return m;
+        }
     }
     return n;
 }

@@ -28,7 +28,10 @@ typedef struct {
 /* The cells a missile flies through from (x0, y0) towards (x1, y1) and on
  * past it, at most range of them (the start not counted), ending before
  * the first cell nothing can pass (a wall, a closed door). A line of its
- * own for every target: the same cells whoever throws. Returns how many. */
+ * own for every target: the same cells whoever throws. When the straight
+ * line is blocked short of a target in range, a line nudged across by a
+ * fraction of a cell that reaches it is taken instead (sight bends round
+ * a pillar's corner; a missile should too). Returns how many. */
 int target_path(game_t *g, int x0, int y0, int x1, int y1, int range,
                 target_cell_t out[TARGET_RANGE_MAX]);
 /* Whether what from sends at (ax, ay) (a missile, a bolt, a burst) passes

@@ -120,6 +120,39 @@ START_TEST(missile_line)
 }
 END_TEST
 
+/* A kobold in sight past a pillar's corner, where the straight line
+ * clips the pillar: the missile takes a line round it and strikes, not
+ * "finds nothing to strike" with the mana spent. */
+START_TEST(missile_round_a_corner)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 3, 0, WIZARD);
+    open_room(g, 6);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    level_t *lv = level_current(g);
+    lv->terrain[(y - 1) * lv->w + x + 2] = MAP_WALL; /* the straight line's third cell */
+    handle_t k = dummy(g, "kobold", 4, -1);
+    vision_update(g);
+    ck_assert(vision_sees(g, k));
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = target_path(g, x, y, x + 4, y - 1, 8, path);
+    ck_assert_int_ge(n, 4);
+    ck_assert(path[3].x == x + 4 && path[3].y == y - 1);
+    for (int i = 0; i < n; i++)
+        ck_assert(!(path[i].x == x + 2 && path[i].y == y - 1));
+    /* out of sight and reach both: the blocked straight line, as before */
+    ck_assert_int_eq(target_path(g, x, y, x + 4, y - 1, 3, path), 1);
+    int hp = reg_get(&g->reg, k)->hp, from = (int)g->nmsg;
+    cast_key(g, spell_named(c, "magic missile"));
+    key(g, KEY_ENTER);
+    ck_assert(!said_since(g, (uint32_t)from, "finds nothing"));
+    ck_assert_int_lt(reg_get(&g->reg, k)->hp, hp);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* The cursor starts on the nearest creature in view, Tab and - cycle,
  * Escape cancels without time, and the last target is where it starts
  * next time, even when another is nearer; it is saved. */
@@ -506,6 +539,7 @@ Suite *suite_game_tactics(void)
     TCase *t = tcase_create("tactics");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, missile_line);
+    tcase_add_test(t, missile_round_a_corner);
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
