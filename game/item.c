@@ -139,9 +139,14 @@ static void item_roll(const item_kind_t *k, obj_t *o, rng_t *r)
     }
 }
 
+/* Whether a and b (of kind k) are one stack. What is known of an
+ * enchantment or a curse tells two apart only where the kind has them: a
+ * potion named by the sage stacks with one from the starting pack. */
 static bool stacks_with(const obj_t *a, const obj_t *b, const item_kind_t *k)
 {
-    const uint8_t keep = IF_CURSED | IF_KNOWN | IF_CURSE_SEEN | IF_UNPAID;
+    uint8_t keep = IF_CURSED | IF_UNPAID;
+    if (has_plus(k) || k->cls == IC_WAND)
+        keep |= IF_KNOWN | IF_CURSE_SEEN;
     return (k->flags & IKF_STACK) && a->kind == b->kind && a->hp == b->hp &&
            (a->flags & keep) == (b->flags & keep) && !((a->flags | b->flags) & IF_EQUIPPED);
 }

@@ -367,6 +367,24 @@ START_TEST(stacks_and_grammar)
 }
 END_TEST
 
+/* A potion the sage named (or the starting pack's, known from the start)
+ * stacks with one bought or found: knowing a kind without pluses tells
+ * nothing more. */
+START_TEST(known_and_unknown_potions_stack)
+{
+    game_t *g = rogue_alone(24);
+    handle_t a = give(g, "potion of healing", 1);
+    reg_get(&g->reg, a)->flags |= IF_KNOWN | IF_CURSE_SEEN;
+    int had = reg_get(&g->reg, a)->magnitude;
+    handle_t b = give(g, "potion of healing", 1);
+    ck_assert_uint_eq(a, b);
+    ck_assert_int_eq(reg_get(&g->reg, a)->magnitude, had + 1);
+    reg_get(&g->reg, a)->flags |= IF_CURSED; /* a curse still tells them apart */
+    ck_assert_uint_ne(give(g, "potion of healing", 1), a);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(weight_limits_the_pack)
 {
     game_t *g = rogue_alone(25);
@@ -608,6 +626,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, watching_a_monster_quaff_identifies);
     tcase_add_test(t, drain_and_restore_abilities);
     tcase_add_test(t, stacks_and_grammar);
+    tcase_add_test(t, known_and_unknown_potions_stack);
     tcase_add_test(t, weight_limits_the_pack);
     tcase_add_test(t, curses_hold_until_removed);
     tcase_add_test(t, speed_potion_messages_and_duration);

@@ -147,6 +147,17 @@ START_TEST(bumping_a_keeper_opens_the_trade_screen)
 }
 END_TEST
 
+/* What the player carries of kind (NONE if nothing). */
+static handle_t carried_kind(game_t *g, uint16_t kind)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv);
+    for (int i = 0; i < n; i++)
+        if (reg_get(&g->reg, inv[i])->kind == kind)
+            return inv[i];
+    return HANDLE_NONE;
+}
+
 START_TEST(buying_and_selling)
 {
     content_t *c = shipped_content();
@@ -157,8 +168,10 @@ START_TEST(buying_and_selling)
     handle_t it = first_ware(g, k);
     int price = shop_buy_price(g, it);
     ck_assert_int_eq(price, pc_price(g, shop_value(g, it)));
+    uint16_t kind = reg_get(&g->reg, it)->kind;
     keys(g, "pa");
     ck_assert_int_eq(g->items.gold, 5000 - price);
+    it = carried_kind(g, kind); /* perhaps now part of a stack carried before */
     const obj_t *o = reg_get(&g->reg, it);
     ck_assert(o && o->target == g->player && !(o->flags & IF_UNPAID));
     /* sell it back: the list is what the shop deals in, not worn */
