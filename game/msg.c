@@ -121,6 +121,18 @@ void msg_after_input(game_t *g)
         g->prompt = PROMPT_MORE;
 }
 
+void msg_draw_new(const game_t *g, screen_t *s, int x, int y)
+{
+    char line[MSG_WIDTH * 2] = "";
+    size_t len = 0;
+    for (uint32_t i = g->msg_seen; i < g->nmsg && len < sizeof line; i++) {
+        char one[MSG_LEN + 16];
+        msg_format(msg_at(g, i), one, sizeof one);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
+    }
+    screen_text(s, x, y, STYLE_DEFAULT, line);
+}
+
 int msg_history(game_t *g)
 {
     g->prompt = PROMPT_HISTORY;

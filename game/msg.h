@@ -34,6 +34,11 @@ void msg_dismiss(game_t *g); /* a key was pressed: what was shown is read */
  * death, so "You die..." waits on a key (game_status_t.more). */
 void msg_after_input(game_t *g);
 
+/* The messages since the player's last key, joined, on row y from column
+ * x, cut at the screen's edge: a screen drawn over the map (a shop's) shows
+ * there what its keys did. */
+void msg_draw_new(const game_t *g, screen_t *s, int x, int y);
+
 /* Ctrl-P (the command table): opens the history screen; no time. */
 int msg_history(game_t *g);
 /* For the prompt table (prompt.c): a key pages --More--; the history

@@ -427,6 +427,7 @@ void shop_draw(game_t *g, screen_t *s)
         return;
     screen_textf(s, 2, 0, hi, "%s. You have %d gold.", g->c->regions[sh->region].name,
                  (int)g->items.gold);
+    msg_draw_new(g, s, 2, 1); /* what the last key bought, sold or was told */
     int y = 2;
     if (sh->classes || g->shop_mode == SHOP_IDENTIFY)
         screen_text(s, 2, y++, hi, TITLE[g->shop_mode]);

@@ -111,6 +111,7 @@ void voyage_draw(game_t *g, screen_t *s)
         return;
     screen_textf(s, 2, 0, hi, "Passage from %s. You have %d gold.", g->atlas.t->towns[here].name,
                  (int)g->items.gold);
+    msg_draw_new(g, s, 2, 1);
     screen_text(s, 2, 2, hi, "Where to? (a letter pays and goes)");
     for (int i = 0; i < n && 3 + i < s->h - 2; i++) {
         char way[64];

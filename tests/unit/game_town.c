@@ -18,6 +18,7 @@
 #include "mapgen.h"
 #include "pc.h"
 #include "prompt.h"
+#include "render.h"
 #include "shop.h"
 #include "vision.h"
 #include "world.h"
@@ -196,6 +197,47 @@ START_TEST(buying_and_selling)
     ck_assert_int_eq(g->items.gold, gold + paid);
     const obj_t *after = reg_get(&g->reg, it);
     ck_assert(count > 1 ? after && after->magnitude == count - 1 : after == NULL);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Row y of the 80x24 view, as text. */
+static void view_row(game_t *g, int y, char *out, size_t n)
+{
+    screen_t *s = screen_new(80, 24);
+    game_view_t v = {0};
+    render_full(g, s, &v);
+    size_t at = 0;
+    for (int x = 0; x < s->w && at + 1 < n; x++) {
+        uint32_t ch = screen_at(s, x, y)->ch;
+        out[at++] = ch < 0x80 ? (char)ch : '?';
+    }
+    out[at] = 0;
+    screen_free(s);
+}
+
+/* The trade screen covers the message line, so it says itself what each
+ * key did: what was bought, what cost too much; the next key clears it. */
+START_TEST(the_trade_screen_says_what_happened)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 4);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    char row[96];
+    g->items.gold = 0;
+    keys(g, "pa");
+    ck_assert_int_eq(g->prompt, PROMPT_SHOP);
+    view_row(g, 1, row, sizeof row);
+    ck_assert_msg(strstr(row, "You cannot afford that"), "%s", row);
+    g->items.gold = 5000;
+    key(g, 'a');
+    view_row(g, 1, row, sizeof row);
+    ck_assert_msg(strstr(row, "You buy "), "%s", row);
+    key(g, 's'); /* to the sell list: nothing said */
+    view_row(g, 1, row, sizeof row);
+    ck_assert_msg(!strstr(row, "You"), "%s", row);
     game_free(g);
     content_free(c);
 }
@@ -402,6 +444,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, the_town_has_its_shops);
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);
+    tcase_add_test(t, the_trade_screen_says_what_happened);
     tcase_add_test(t, charisma_sets_prices);
     tcase_add_test(t, the_temple_heals_and_lifts_curses_for_gold);
     tcase_add_test(t, the_sage_identifies_for_gold);
