@@ -2,6 +2,7 @@
 #include "travel.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "ai.h"
 #include "combat.h"
 #include "creature.h"
@@ -433,7 +434,7 @@ static void look_line(game_t *g, char *out, size_t n)
         snprintf(tp, sizeof tp, "%s %s on ", gram_article(tn), tn);
     snprintf(place, sizeof place, "%s%s %s%s%s", tp, gram_article(g->c->terrain[t].name),
              g->c->terrain[t].name, rk ? " in " : "", rk ? rk->name : "");
-    int len; /* the line is cut at n: a screen row shows what fits */
+    int len; /* cut at n; the top rows show it (top_lines) */
     if (h && vision_sees(g, h)) {
         size_t at = creature_looks(g, h, out, n);
         len = snprintf(out + at, n - at, "%s%s. %s", nitems ? ", on " : "", nitems ? items : "",
@@ -449,11 +450,40 @@ static void look_line(game_t *g, char *out, size_t n)
 }
 
 /* The prompt's top line (the map below shows the cursor). */
-static void top_line(screen_t *s, const char *line)
+static void top_line_at(screen_t *s, int y, const char *line)
 {
     for (int x = 0; x < s->w; x++)
-        screen_put(s, x, 0, ' ', STYLE_DEFAULT);
-    screen_text(s, 0, 0, STYLE_DEFAULT, line);
+        screen_put(s, x, y, ' ', STYLE_DEFAULT);
+    screen_text(s, 0, y, STYLE_DEFAULT, line);
+}
+
+static void top_line(screen_t *s, const char *line)
+{
+    top_line_at(s, 0, line);
+}
+
+#define LOOK_ROWS 3
+
+/* Text too long for the top line goes on over the rows below it, broken
+ * between words, at most LOOK_ROWS of them (a creature's flavour text
+ * is read whole, not cut at the screen's edge). */
+static void top_lines(screen_t *s, const char *text)
+{
+    size_t len = strlen(text);
+    for (int y = 0; y < LOOK_ROWS && y < s->h - 2 && (len || !y); y++) {
+        size_t n = len <= (size_t)s->w ? len : (size_t)s->w;
+        for (size_t b = n; n < len && b > 0; b--)
+            if (text[b] == ' ') {
+                n = b;
+                break;
+            }
+        char row[256];
+        snprintf(row, sizeof row, "%.*s", (int)n, text);
+        top_line_at(s, y, row);
+        text += n, len -= n;
+        for (; *text == ' '; text++)
+            len--;
+    }
 }
 
 void travel_draw(game_t *g, screen_t *s)
@@ -464,7 +494,7 @@ void travel_draw(game_t *g, screen_t *s)
 
 void travel_look_draw(game_t *g, screen_t *s)
 {
-    char line[256];
+    char line[512];
     look_line(g, line, sizeof line);
-    top_line(s, line);
+    top_lines(s, line);
 }

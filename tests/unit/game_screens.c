@@ -154,6 +154,28 @@ START_TEST(explore_says_who_is_in_the_way)
 }
 END_TEST
 
+/* Look on a creature shows its flavour text whole: what does not fit the
+ * top line goes on in the rows below, broken between words. */
+START_TEST(look_shows_the_whole_description)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, HUMAN, FIGHTER);
+    open_room(g, 4);
+    ck_assert_uint_ne(spawn_at(g, "kobold", 2, 0), HANDLE_NONE);
+    keys(g, "xll");
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    static char text[80 * 25 + 1];
+    view_text(g, text, sizeof text);
+    ck_assert_msg(!strncmp(text, "A kobold (", 10), "%s", text);
+    ck_assert_msg(strstr(text, "against everything taller."), "%s", text);
+    ck_assert_msg(strstr(text, "A small scaly dog-faced thing"), "%s", text);
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* The player's death: "You die..." on --More--, which takes the player's
  * key (game_status_t.more); after it the game is over and keys do
  * nothing. */
@@ -341,6 +363,7 @@ Suite *suite_game_screens(void)
     tcase_add_test(t, explore_always_says_why_it_stops);
     tcase_add_test(t, travel_says_why_it_cannot_start);
     tcase_add_test(t, explore_says_who_is_in_the_way);
+    tcase_add_test(t, look_shows_the_whole_description);
     tcase_add_test(t, death_waits_on_more);
     tcase_add_test(t, the_dump_holds_no_questions);
     tcase_add_test(t, sheet_and_discoveries);
