@@ -196,7 +196,7 @@ static bool enchant(game_t *g, const use_t *u, bool weapon)
         o->hp++;
     if (o->hp >= 0)
         o->flags &= (uint8_t)~IF_CURSED;
-    item_say(g, "<Obj> glow<s:Obj> blue for a moment.", HANDLE_NONE, h);
+    item_tell(g, "<Poss:Victim> <obj> glow<s:Obj> blue for a moment.", HANDLE_NONE, h, u->who);
     return true;
 }
 
@@ -237,7 +237,7 @@ static bool use_curse(game_t *g, const use_t *u)
     }
     o->flags |= IF_CURSED | IF_CURSE_SEEN;
     o->hp--;
-    item_say(g, "<Obj> glow<s:Obj> black.", HANDLE_NONE, h);
+    item_tell(g, "<Poss:Victim> <obj> glow<s:Obj> black.", HANDLE_NONE, h, u->who);
     return true;
 }
 

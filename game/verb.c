@@ -420,7 +420,7 @@ static int do_corrode(verb_ctx_t *x, const script_call_t *d)
     if (o->hp <= -3) /* corroded as far as it goes */
         return 0;
     o->hp--;
-    item_say(x->g, "<Obj> corrode<s:Obj>!", HANDLE_NONE, it);
+    item_tell(x->g, "<Poss:Victim> <obj> corrode<s:Obj>!", HANDLE_NONE, it, t);
     return 0;
 }
 

@@ -385,6 +385,19 @@ START_TEST(known_and_unknown_potions_stack)
 }
 END_TEST
 
+/* A scroll that changes worn armour names it as the reader's: "Your
+ * leather armour glows blue", not "A leather armour glows blue". */
+START_TEST(enchanting_names_your_armour)
+{
+    game_t *g = rogue_alone(24);
+    handle_t sc = give(g, "scroll of enchant armour", 1);
+    char cmd[3] = {'r', letter(g, sc), 0};
+    keys_paged(g, cmd);
+    ck_assert_msg(said(g, "Your +1 leather armour glows blue for a moment."), "%s", last_msg(g));
+    game_free(g);
+}
+END_TEST
+
 START_TEST(weight_limits_the_pack)
 {
     game_t *g = rogue_alone(25);
@@ -627,6 +640,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, drain_and_restore_abilities);
     tcase_add_test(t, stacks_and_grammar);
     tcase_add_test(t, known_and_unknown_potions_stack);
+    tcase_add_test(t, enchanting_names_your_armour);
     tcase_add_test(t, weight_limits_the_pack);
     tcase_add_test(t, curses_hold_until_removed);
     tcase_add_test(t, speed_potion_messages_and_duration);
