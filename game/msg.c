@@ -28,13 +28,11 @@ const msg_t *msg_at(const game_t *g, uint32_t i)
     return &g->log[i % MSG_LOG]; /* below MSG_LOG messages the ring is still a plain array */
 }
 
-void msg_add(game_t *g, const char *fmt, ...)
+/* The longest message that shows whole on the line with " --More--" after it. */
+#define MSG_SPLIT (MSG_WIDTH - (int)(sizeof MORE_TEXT - 1))
+
+static void log_one(game_t *g, const char *text)
 {
-    char text[MSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
     g->said++;
     msg_t *last = g->nmsg ? &g->log[(g->nmsg - 1) % MSG_LOG] : NULL;
     /* the same words again fold into "(x2)"; a folded message already
@@ -48,12 +46,38 @@ void msg_add(game_t *g, const char *fmt, ...)
     if (msg_reserve(g, g->nmsg + 1) < 0)
         return;
     msg_t *m = &g->log[g->nmsg % MSG_LOG];
-    memcpy(m->text, text, sizeof text);
+    snprintf(m->text, sizeof m->text, "%s", text);
     m->turn = g->sched.now / SCHED_MOVE;
     m->repeat = 1;
     g->nmsg++;
     if (g->nmsg - g->msg_seen > MSG_LOG)
         g->msg_seen = g->nmsg - MSG_LOG; /* older ones are gone */
+}
+
+/* Words too many for the line are logged as more than one message, broken
+ * between words, so --More-- pages them instead of the screen's edge
+ * cutting them off. */
+void msg_add(game_t *g, const char *fmt, ...)
+{
+    char text[MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    const char *t = text;
+    size_t len = strlen(t);
+    while (len > MSG_SPLIT) {
+        size_t cut = MSG_SPLIT;
+        while (cut > 0 && t[cut] != ' ')
+            cut--;
+        if (!cut) /* one word longer than the line: left whole */
+            break;
+        char part[MSG_LEN];
+        snprintf(part, sizeof part, "%.*s", (int)cut, t);
+        log_one(g, part);
+        t += cut + 1, len -= cut + 1;
+    }
+    log_one(g, t);
 }
 
 void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)

@@ -17,6 +17,7 @@
 #include "item.h"
 #include "itemuse.h"
 #include "level.h"
+#include "msg.h"
 #include "prompt.h"
 #include "render.h"
 #include "script.h"
@@ -86,6 +87,29 @@ END_TEST
 
 /* Uniques with proper names take no article, whatever path names them:
  * a wand's bolt, an effect's message, the cause of death. */
+/* A message longer than the line (a special level's greeting) is shown
+ * whole: its first words with --More--, the rest after a key, never cut
+ * off at the screen's edge. */
+START_TEST(a_long_message_is_paged_not_cut)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, HUMAN, FIGHTER);
+    msg_dismiss(g);
+    msg_add(g, "%s",
+            "The walls are scratched with kobold marks and the air stinks of wet fur. A warren!");
+    msg_after_input(g);
+    char line[96];
+    top_line(g, line, sizeof line);
+    ck_assert_msg(strstr(line, "stinks of wet --More--"), "%s", line);
+    key(g, ' ');
+    top_line(g, line, sizeof line);
+    ck_assert_msg(!strncmp(line, "fur. A warren!", 14), "%s", line);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 START_TEST(proper_names_take_no_article)
 {
     content_t *c = shipped_content();
@@ -211,6 +235,7 @@ Suite *suite_game_messages(void)
     TCase *t = tcase_create("messages");
     tcase_add_test(t, the_aim_line_names_its_target_mid_sentence);
     tcase_add_test(t, proper_names_take_no_article);
+    tcase_add_test(t, a_long_message_is_paged_not_cut);
     tcase_add_test(t, missiles_hit_in_their_own_words);
     tcase_add_test(t, a_resisted_poison_is_said_once);
     tcase_add_test(t, healing_by_an_element_is_said);

@@ -2,6 +2,7 @@
  * its own: the unit runner lists only files that define one. */
 #include "helpers.h"
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chargen.h"
@@ -166,9 +167,15 @@ const char *last_msg(const game_t *g)
 
 bool said_since(const game_t *g, uint32_t from, const char *s)
 {
-    for (uint32_t k = from; k < g->nmsg; k++)
+    for (uint32_t k = from; k < g->nmsg; k++) {
         if (strstr(msg_at(g, k)->text, s))
             return true;
+        char two[2 * MSG_LEN + 1]; /* one too long for the line is logged in two (msg_add) */
+        snprintf(two, sizeof two, "%s %s", msg_at(g, k)->text,
+                 k + 1 < g->nmsg ? msg_at(g, k + 1)->text : "");
+        if (strstr(two, s))
+            return true;
+    }
     return false;
 }
 

@@ -36,7 +36,8 @@ void keys(game_t *g, const char *k);       /* each byte a key */
 void keys_paged(game_t *g, const char *k); /* the same, paging any --More-- first */
 
 const char *last_msg(const game_t *g); /* the newest message */
-/* True when a message since the from-th (of all ever logged) contains s. */
+/* True when a message since the from-th (of all ever logged) contains s
+ * (a message logged in two, being too long for the line, read as one). */
 bool said_since(const game_t *g, uint32_t from, const char *s);
 
 /* An open room of floor around the player (radius r), walls beyond (the
