@@ -1,16 +1,31 @@
 /* menu_scores — the high scores, read from the database once the screen
  * is up ("Loading scores..." until then); any key goes back. */
 #include "menu_impl.h"
+#include <stdio.h>
+#include <string.h>
 
+/* A row per game; a cause of death too long for the row's end (at 80
+ * columns it has 26) goes whole on a line of its own under the row. */
 static void draw_scores_rows(screen_t *scr, const db_game_t *g, size_t n)
 {
     screen_text(scr, 2, 1, ST_TITLE, "High scores");
     screen_text(scr, 2, 3, STY(SCREEN_DEFAULT_COLOR, ATTR_UNDERLINE),
                 " #  Score      Player               Depth  Turns   Cause");
-    for (size_t i = 0; i < n && (int)i < scr->h - 7; i++)
-        screen_textf(scr, 2, 4 + (int)i, STYLE_DEFAULT, "%2zu  %-10lld %-20.20s %5d %7lld   %.60s",
-                     i + 1, (long long)g[i].score, g[i].player, g[i].max_depth,
-                     (long long)g[i].turns, g[i].cause);
+    int y = 4, last = scr->h - 4; /* rows 4..last; "Press any key." below */
+    for (size_t i = 0; i < n && y <= last; i++) {
+        char row[96];
+        int len =
+            snprintf(row, sizeof row, "%2zu  %-10lld %-20.20s %5d %7lld   ", i + 1,
+                     (long long)g[i].score, g[i].player, g[i].max_depth, (long long)g[i].turns);
+        if (len < 0 || 2 + len + (int)strlen(g[i].cause) <= scr->w) {
+            screen_textf(scr, 2, y++, STYLE_DEFAULT, "%s%.60s", row, g[i].cause);
+            continue;
+        }
+        if (y + 1 > last) /* not both lines: the list ends here */
+            break;
+        screen_text(scr, 2, y++, STYLE_DEFAULT, row);
+        screen_textf(scr, 8, y++, STYLE_DEFAULT, "%.60s", g[i].cause);
+    }
     if (n == 0)
         screen_text(scr, 4, 5, ST_DIM, "No finished games yet.");
 }

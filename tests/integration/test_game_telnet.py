@@ -3,8 +3,9 @@
 command table, look, the message history, the character sheet and the
 discoveries, saving and leaving with the game's S, quitting with
 confirmation, which ends the game with its cause, a death that waits
-on its --More-- for the player's key before the end screen, and walking
-out of the town onto the overland and back."""
+on its --More-- for the player's key before the end screen, walking
+out of the town onto the overland and back, and the high scores' causes
+whole at 80 columns."""
 import subprocess
 import time
 
@@ -208,3 +209,28 @@ def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path
     now = hook(daemon, t, "bilbo")
     _, h = replay(bindir, tmp_path, seed, "bilbo", b"l<>", size="100x30")
     assert h == now["hash"], (h, now)
+
+
+def test_high_scores_show_the_whole_cause_at_80_columns(daemon, clients):
+    """At 80 columns the cause column has 26 characters: a longer cause
+    ("killed by a kobold shaman on level 3") goes whole on a line under
+    its row instead of being cut at the screen's edge."""
+    t = clients(daemon.port).connected()
+    game, _ = new_game(daemon, t, "scorer")
+    t.wait_for("who are you? Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, scorer the ")
+    t.send("Q")
+    t.wait_for("Really quit?")
+    t.send("y")
+    daemon.wait_log(r"game end user=scorer")
+    t.close()
+    cause = "killed by a kobold shaman on level 3"
+    with daemon.stopped():
+        daemon.db_write(("UPDATE games SET cause = ? WHERE id = ?", (cause, game)))
+    t = clients(daemon.port).connected()
+    t.send("s")
+    text = t.wait_for("Press any key.")
+    assert cause in text, text
+    row = next(line for line in text.splitlines() if "scorer" in line)
+    assert "killed" not in row, row  # the row ends with its turns; the cause is below
