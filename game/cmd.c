@@ -177,5 +177,7 @@ int cmd_key(game_t *g, key_event_t k)
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && COMMANDS[i].code == k.code)
             return COMMANDS[i].run(g);
+    if (k.code > ' ' && k.code < 0x7f) /* a key that is no command says so, taking no time */
+        msg_add(g, "Unknown command '%c'. Press ? for help.", (char)k.code);
     return 0;
 }

@@ -262,13 +262,33 @@ END_TEST
 /* S asks the host to save and leave: nothing in the game changes beyond
  * what any key does (a twin given an unbound key hashes the same), the
  * request shows in game_status once and the next key clears it. */
+/* A key that is no command says so (and what helps), costing no time;
+ * Escape, space and keys with Ctrl or Alt stay quiet. */
+START_TEST(unknown_keys_say_so)
+{
+    content_t *c = shipped_content();
+    game_t *g = started(game_new(c, 67, NULL));
+    uint64_t now = g->sched.now;
+    uint32_t from = g->nmsg;
+    key(g, 'Y');
+    ck_assert_msg(said_since(g, from, "Unknown command 'Y'. Press ? for help."), "%s", last_msg(g));
+    ck_assert_uint_eq(g->sched.now, now);
+    from = g->nmsg;
+    key(g, KEY_ESC);
+    key(g, ' ');
+    ck_assert_uint_eq(g->nmsg, from);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 START_TEST(save_and_leave_key)
 {
     content_t *c = shipped_content();
     game_t *a = started(game_new(c, 67, NULL)), *b = started(game_new(c, 67, NULL));
     game_status_t st;
     key(a, 'S');
-    key(b, '#');
+    key(b, KEY_ESC); /* a key that does nothing and says nothing */
     game_status(a, &st);
     ck_assert(st.leave);
     game_status(b, &st);
@@ -302,6 +322,7 @@ Suite *suite_game_feedback(void)
     tcase_add_test(t, repeats_collapse_everywhere);
     tcase_add_test(t, history_of_500_round_trips);
     tcase_add_test(t, save_and_leave_key);
+    tcase_add_test(t, unknown_keys_say_so);
     suite_add_tcase(s, t);
     return s;
 }
