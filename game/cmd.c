@@ -78,7 +78,7 @@ static const cmd_t COMMANDS[] = {
     {'<', "<", "go up a staircase; out of a town by its gate", cmd_climb},
     {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
-    {';', ";", "look at something (also x)", travel_look},
+    {';', ";", "look at something (also x), Tab: next creature", travel_look},
     {'c', "c", "close a door", trap_cmd_close},
     {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
     {'K', "K", "kick a door in", trap_cmd_kick},

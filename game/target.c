@@ -149,8 +149,7 @@ int target_begin(game_t *g, int aim, uint32_t arg)
     return 0;
 }
 
-/* Tab and + go to the next creature in view, - to the one before. */
-static void cycle(game_t *g, int step)
+void target_cycle(game_t *g, int step)
 {
     handle_t seen[SEEN_MAX];
     int n = seen_creatures(g, seen), at = -1;
@@ -283,7 +282,7 @@ int target_key(game_t *g, key_event_t k)
     if (k.code == KEY_ENTER || k.code == '\n' || k.code == '.' || k.code == 't' || k.code == 'f')
         return confirm(g);
     if (k.code == '\t' || k.code == '+' || k.code == '-') {
-        cycle(g, k.code == '-' ? -1 : 1);
+        target_cycle(g, k.code == '-' ? -1 : 1);
         return 0;
     }
     if (cmd_direction(k, &dx, &dy)) {

@@ -12,6 +12,7 @@
 #include "pc.h"
 #include "prompt.h"
 #include "status.h"
+#include "target.h"
 #include "turn.h"
 #include "vision.h"
 #include "trap.h"
@@ -373,7 +374,9 @@ int travel_key(game_t *g, key_event_t k)
 /* Cursor keys move it; any other key closes it. */
 int travel_look_key(game_t *g, key_event_t k)
 {
-    if (!cursor_move(g, k))
+    if (k.code == KEY_TAB || k.code == '+' || k.code == '-')
+        target_cycle(g, k.code == '-' ? -1 : 1); /* from creature to creature, as aiming does */
+    else if (!cursor_move(g, k))
         g->prompt = PROMPT_NONE;
     return 0;
 }

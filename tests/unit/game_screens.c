@@ -176,6 +176,32 @@ START_TEST(look_shows_the_whole_description)
 }
 END_TEST
 
+/* In look, Tab and + go from creature to creature in view, nearest first,
+ * and - back, as the aiming cursor does; the look stays open. */
+START_TEST(look_tabs_between_creatures)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, HUMAN, FIGHTER);
+    open_room(g, 4);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    ck_assert_uint_ne(spawn_at(g, "kobold", 2, 0), HANDLE_NONE);
+    ck_assert_uint_ne(spawn_at(g, "giant rat", -3, 1), HANDLE_NONE);
+    key(g, 'x');
+    key(g, KEY_TAB);
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    ck_assert(g->cur_x == x + 2 && g->cur_y == y);
+    ck_assert(shows(g, "A kobold ("));
+    key(g, '+');
+    ck_assert(g->cur_x == x - 3 && g->cur_y == y + 1);
+    key(g, '-');
+    ck_assert(g->cur_x == x + 2 && g->cur_y == y);
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* The player's death: "You die..." on --More--, which takes the player's
  * key (game_status_t.more); after it the game is over and keys do
  * nothing. */
@@ -364,6 +390,7 @@ Suite *suite_game_screens(void)
     tcase_add_test(t, travel_says_why_it_cannot_start);
     tcase_add_test(t, explore_says_who_is_in_the_way);
     tcase_add_test(t, look_shows_the_whole_description);
+    tcase_add_test(t, look_tabs_between_creatures);
     tcase_add_test(t, death_waits_on_more);
     tcase_add_test(t, the_dump_holds_no_questions);
     tcase_add_test(t, sheet_and_discoveries);
