@@ -38,14 +38,47 @@ static int defence(const game_t *g, handle_t h, const obj_t *o)
     return (is_player(g, h) ? pc_defence(g) : 10 + creature_kind(g, o)->defence) + s.defence;
 }
 
-/* The player's blows read differently each time (cosmetic stream). */
-static const char *const PLAYER_HITS[] = {
-    "<Actor> hit<s:Actor> <victim>.",
-    "<Actor> swing<s:Actor> low, hitting <victim>.",
-    "<Actor> strike<s:Actor> <victim>.",
-    "<Actor> slash<es:Actor> at <victim> and connect<s:Actor>.",
-    "<Actor> catch<es:Actor> <victim> with a quick blow.",
+/* The player's blows read differently each time (cosmetic stream), in
+ * words that fit what strikes: an edge slashes, a point stabs, a mace
+ * bashes, a fist punches (never "slash" with a mace). As many of each. */
+enum { HITS_EACH = 5 };
+enum { BLOW_EDGE, BLOW_POINT, BLOW_BLUNT, BLOW_FIST, BLOW_OTHER, BLOWS };
+static const char *const PLAYER_HITS[BLOWS][HITS_EACH] = {
+    [BLOW_EDGE] = {"<Actor> hit<s:Actor> <victim>.",
+                   "<Actor> swing<s:Actor> low, hitting <victim>.",
+                   "<Actor> strike<s:Actor> <victim>.",
+                   "<Actor> slash<es:Actor> at <victim> and connect<s:Actor>.",
+                   "<Actor> catch<es:Actor> <victim> with a quick blow."},
+    [BLOW_POINT] = {"<Actor> hit<s:Actor> <victim>.", "<Actor> stab<s:Actor> <victim>.",
+                    "<Actor> strike<s:Actor> <victim>.",
+                    "<Actor> thrust<s:Actor> at <victim> and connect<s:Actor>.",
+                    "<Actor> catch<es:Actor> <victim> with a quick blow."},
+    [BLOW_BLUNT] = {"<Actor> hit<s:Actor> <victim>.",
+                    "<Actor> swing<s:Actor> low, hitting <victim>.",
+                    "<Actor> strike<s:Actor> <victim>.", "<Actor> bash<es:Actor> <victim>.",
+                    "<Actor> catch<es:Actor> <victim> with a quick blow."},
+    [BLOW_FIST] = {"<Actor> hit<s:Actor> <victim>.", "<Actor> punch<es:Actor> <victim>.",
+                   "<Actor> strike<s:Actor> <victim>.", "<Actor> land<s:Actor> a jab on <victim>.",
+                   "<Actor> catch<es:Actor> <victim> with a quick blow."},
+    [BLOW_OTHER] = {"<Actor> hit<s:Actor> <victim>.",
+                    "<Actor> swing<s:Actor> low, hitting <victim>.",
+                    "<Actor> strike<s:Actor> <victim>.",
+                    "<Actor> land<s:Actor> a blow on <victim>.",
+                    "<Actor> catch<es:Actor> <victim> with a quick blow."},
 };
+
+/* Which words the player's blow takes: by the wielded weapon's kind. */
+static int player_blow(const game_t *g, handle_t a)
+{
+    gear_t s;
+    status_stats(g, a, false, &s);
+    if (!s.armed)
+        return BLOW_FIST;
+    return s.dtype == IDT_SLASH    ? BLOW_EDGE
+           : s.dtype == IDT_PIERCE ? BLOW_POINT
+           : s.dtype == IDT_BLUNT  ? BLOW_BLUNT
+                                   : BLOW_OTHER;
+}
 
 /* What a missile's hit, strong hit or miss reads: the thing thrown or
  * shot ("The arrow hits the kobold."), or a monster's shot. */
@@ -72,9 +105,8 @@ static void hit_message(game_t *g, const ev_info_t *e, int say)
     } else if (say == SAY_CRIT) {
         creature_say(g, "<Actor> land<s:Actor> a crushing blow on <victim>!", a, v);
     } else if (is_player(g, a)) {
-        creature_say(
-            g, PLAYER_HITS[rng_below(&g->cosmetic, sizeof PLAYER_HITS / sizeof PLAYER_HITS[0])], a,
-            v);
+        const char *const *says = PLAYER_HITS[player_blow(g, a)];
+        creature_say(g, says[rng_below(&g->cosmetic, HITS_EACH)], a, v);
     } else {
         const obj_t *o = reg_get(&g->reg, a);
         snprintf(tmpl, sizeof tmpl, "<Actor> %s <victim>.",

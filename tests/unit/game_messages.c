@@ -164,6 +164,34 @@ START_TEST(missiles_hit_in_their_own_words)
 }
 END_TEST
 
+/* The player's blows read as the weapon strikes: a cleric's mace bashes
+ * and never slashes; a bare fist punches. */
+START_TEST(blows_fit_the_weapon)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, HUMAN, CLERIC);
+    open_room(g, 4);
+    handle_t m = sturdy(g, "orc", 1, 0);
+    uint32_t from = g->nmsg;
+    for (int i = 0; i < 60; i++)
+        creature_attack(g, g->player, m);
+    ck_assert(!any_since(g, from, "slash"));
+    ck_assert(any_since(g, from, "You bash the orc."));
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv);
+    for (int i = 0; i < n; i++)
+        reg_get(&g->reg, inv[i])->flags &= (uint8_t)~IF_EQUIPPED; /* the mace put away */
+    status_recount(g);
+    from = g->nmsg;
+    for (int i = 0; i < 60; i++)
+        creature_attack(g, g->player, m);
+    ck_assert(!any_since(g, from, "slash") && !any_since(g, from, "swing"));
+    ck_assert(any_since(g, from, "You punch the orc."));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* A dwarf resists poison: a weak dose is shrugged off in one message and
  * hurts nothing; a human is poisoned and hurt; a golem, immune, says so
  * once. */
@@ -237,6 +265,7 @@ Suite *suite_game_messages(void)
     tcase_add_test(t, proper_names_take_no_article);
     tcase_add_test(t, a_long_message_is_paged_not_cut);
     tcase_add_test(t, missiles_hit_in_their_own_words);
+    tcase_add_test(t, blows_fit_the_weapon);
     tcase_add_test(t, a_resisted_poison_is_said_once);
     tcase_add_test(t, healing_by_an_element_is_said);
     suite_add_tcase(s, t);
