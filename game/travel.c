@@ -10,6 +10,7 @@
 #include "level.h"
 #include "msg.h"
 #include "pc.h"
+#include "shop.h"
 #include "prompt.h"
 #include "status.h"
 #include "target.h"
@@ -98,9 +99,12 @@ static handle_t monster_in_view(game_t *g, bool (*keep)(game_t *g, handle_t h, c
 
 /* A monster that has not noticed you and was in view when the walk began
  * lets it go on (you saw it and walked anyway); one that hunts you, or
- * one that comes into view, stops it. */
+ * one that comes into view, stops it. A keeper at its trade never does
+ * (the town's four would stop every walk to the stairs). */
 static bool lets_walk(game_t *g, handle_t h, const obj_t *o)
 {
+    if (shop_peaceful(g, o)) /* a keeper at its trade: no cause to stop */
+        return true;
     if (o->flags & OF_AWARE)
         return false;
     for (int i = 0; i < g->run_nknown; i++)
@@ -111,8 +115,8 @@ static bool lets_walk(game_t *g, handle_t h, const obj_t *o)
 
 static bool unaware(game_t *g, handle_t h, const obj_t *o)
 {
-    (void)g, (void)h;
-    return !(o->flags & OF_AWARE);
+    (void)h;
+    return !(o->flags & OF_AWARE) || shop_peaceful(g, o);
 }
 
 /* A walk begins: the monsters in view that have not noticed you are known. */

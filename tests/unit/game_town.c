@@ -243,6 +243,29 @@ START_TEST(the_trade_screen_says_what_happened)
 }
 END_TEST
 
+/* Keepers at their trade do not stop a walk when they come into view: in
+ * the town (seed 11, whose priest comes into view on the way) one travel
+ * to the stairs down gets there. */
+START_TEST(keepers_do_not_stop_a_walk)
+{
+    content_t *c = shipped_content();
+    game_t *g = game_new(c, 11, NULL);
+    ck_assert_ptr_nonnull(g);
+    keys(g, "ac");
+    for (int i = 0; i < 12; i++)
+        keys_paged(g, "o");
+    uint32_t from = g->nmsg;
+    keys_paged(g, "_>.");
+    const obj_t *p = reg_get(&g->reg, g->player);
+    const level_t *lv = level_current(g);
+    ck_assert_int_eq(g->depth, 0);
+    ck_assert_msg(p->x == lv->down_x && p->y == lv->down_y, "%s", last_msg(g));
+    ck_assert(!said_since(g, from, "You see a priest"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 START_TEST(charisma_sets_prices)
 {
     content_t *c = shipped_content();
@@ -445,6 +468,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);
     tcase_add_test(t, the_trade_screen_says_what_happened);
+    tcase_add_test(t, keepers_do_not_stop_a_walk);
     tcase_add_test(t, charisma_sets_prices);
     tcase_add_test(t, the_temple_heals_and_lifts_curses_for_gold);
     tcase_add_test(t, the_sage_identifies_for_gold);
