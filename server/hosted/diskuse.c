@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "log.h"
 
 #define SUBDIR_OPEN (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
@@ -21,7 +22,7 @@ static bool past_stop(const walk_t *w)
 {
     const diskuse_t *u = w->use;
     return (w->stop_bytes && u->bytes > w->stop_bytes) ||
-           (w->stop_entries && u->entries > w->stop_entries);
+           (w->stop_entries && u->entries > w->stop_entries) || u->entries > DISKUSE_ENTRIES_MAX;
 }
 
 static void walk_dir(walk_t *w, int fd, int depth);
@@ -87,12 +88,17 @@ int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, disku
     }
     walk_dir(&w, fd, 0);
     use->cut = past_stop(&w);
+    use->huge = use->entries > DISKUSE_ENTRIES_MAX;
+    if (use->huge)
+        log_warn("disk use: a player's directory holds more than %d files and directories: "
+                 "the walk stopped there, counted as over its caps",
+                 DISKUSE_ENTRIES_MAX);
     return 0;
 }
 
 bool diskuse_over(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries)
 {
-    return use->deep || (cap_bytes && use->bytes > cap_bytes) ||
+    return use->deep || use->huge || (cap_bytes && use->bytes > cap_bytes) ||
            (cap_entries && use->entries > cap_entries);
 }
 
@@ -102,6 +108,9 @@ void diskuse_say(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries,
     const char *least = use->cut ? "at least " : "";
     if (use->deep)
         snprintf(out, n, "A directory in them is nested too deep or cannot be read");
+    else if (use->huge)
+        snprintf(out, n, "They are more than %d files and directories, more than any game keeps",
+                 DISKUSE_ENTRIES_MAX);
     else if (cap_bytes && use->bytes > cap_bytes)
         snprintf(out, n, "They take %s%.1f MB, over the %llu MB allowed", least,
                  (double)use->bytes / (1024.0 * 1024.0),

@@ -10,7 +10,10 @@
  * once either total passes its stop value, and a directory nested deeper
  * than DISKUSE_DEPTH_MAX, or one it cannot open or list, makes the tree
  * count as over (deep set): no game needs either, and a program could
- * hide files behind them.
+ * hide files behind them. Its stop values are capped too: past
+ * DISKUSE_ENTRIES_MAX entries it stops whatever the caps (even with none),
+ * the tree counting as over (huge set, and a line in the log), so no tree
+ * a program made (millions of empty files) holds the spawner long.
  *
  * Bytes are st_blocks * 512 of every entry (a sparse file counts what
  * it uses, a directory its own blocks); entries are everything below the
@@ -21,12 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DISKUSE_DEPTH_MAX 32 /* directories below the player's */
+#define DISKUSE_DEPTH_MAX   32     /* directories below the player's */
+#define DISKUSE_ENTRIES_MAX 100000 /* entries walked at most, 50 times the default cap */
 
 typedef struct {
     uint64_t bytes, entries;
     bool cut;  /* it stopped counting past a stop value: both are at least this */
     bool deep; /* too deep, or a directory that could not be read: over */
+    bool huge; /* past DISKUSE_ENTRIES_MAX entries: over, whatever the caps */
 } diskuse_t;
 
 /* Called with each directory of the tree as it is walked (dirfd's own

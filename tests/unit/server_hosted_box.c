@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hosted/playerfs.h"
@@ -409,6 +411,51 @@ START_TEST(disk_use_counts_blocks_and_entries_never_through_a_link)
 }
 END_TEST
 
+/* With no cap of entries (disk-files = 0), a tree of more files than any
+ * game keeps is not walked to its end: the walk stops past its ceiling
+ * (100000 entries) and the tree counts as over, whatever the caps. */
+START_TEST(disk_use_walk_is_bounded_without_caps)
+{
+    enum { MADE = 100000 + 50 }; /* past DISKUSE_ENTRIES_MAX */
+    /* made on a tmpfs in a mount namespace of this test's process where
+     * it may (the disk takes many seconds for 100000 files) */
+    bool ns = unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+    fsbox_t b;
+    fsbox_open(&b);
+    char err[300], name[32];
+    int fd = player_dir(&b, "many", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    close(fd);
+    char path[160];
+    snprintf(path, sizeof path, "%s/nethack/many", b.games);
+    if (ns) {
+        char opts[80];
+        snprintf(opts, sizeof opts, "mode=0700,uid=%u,gid=%u", (unsigned)b.u.uid,
+                 (unsigned)b.u.gid);
+        ck_assert_int_eq(mount("many", path, "tmpfs", 0, opts), 0);
+    }
+    fd = open(path, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(fd, 0);
+    for (int i = 0; i < MADE; i++) {
+        snprintf(name, sizeof name, "f%06d", i);
+        ck_assert_int_eq(mknodat(fd, name, S_IFREG | 0600, 0), 0);
+    }
+    close(fd);
+    for (int capped = 0; capped < 2; capped++) { /* no cap; a cap of bytes alone */
+        uint64_t stop_bytes = capped ? 128u << 20 : 0;
+        diskuse_t u = usage_of(&b, "many", stop_bytes, 0);
+        ck_assert_msg(u.entries > 0 && u.entries <= 100001, "%llu", (unsigned long long)u.entries);
+        ck_assert(u.cut && diskuse_over(&u, 0, 0) && diskuse_over(&u, 64u << 20, 0));
+        char say[160];
+        diskuse_say(&u, stop_bytes / 2, 0, say, sizeof say);
+        ck_assert_str_eq(say, "They are more than 100000 files and directories, more than any game "
+                              "keeps");
+    }
+    umount2(path, MNT_DETACH); /* its files with it; none when made on the disk */
+    fsbox_close(&b);
+}
+END_TEST
+
 Suite *suite_server_hosted_box(void)
 {
     Suite *s = suite_create("server.hosted_box");
@@ -420,6 +467,7 @@ Suite *suite_server_hosted_box(void)
     tcase_add_test(t, fifos_and_huge_files_are_refused_at_once);
     tcase_add_test(t, the_games_user_rights_bound_the_work);
     tcase_add_test(t, disk_use_counts_blocks_and_entries_never_through_a_link);
+    tcase_add_test(t, disk_use_walk_is_bounded_without_caps);
     suite_add_tcase(s, t);
     return s;
 }
