@@ -16,7 +16,7 @@ OBJ      := $(B)/build
 BIN      := $(B)/bin
 CC       ?= cc
 PKGS     := libuv sqlite3 libpq lua5.4 libsodium zlib libtelnet libwebsockets vterm libcap \
-            libpcre2-8
+            libpcre2-8 libseccomp
 # the content a build loads when no --content is given: this tree's
 CONTENT_DIR := $(abspath game/content)
 WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE \

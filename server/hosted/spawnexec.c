@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "boxfilter.h"
 #include "boxnet.h"
 #include "spawnd.h"
 
@@ -63,6 +64,7 @@ typedef enum {
     STEP_NESTING,
     STEP_FORK,
     STEP_CHDIR,
+    STEP_FILTER,
     STEP_EXEC,
     STEP_PREPARE /* its text says all */
 } step_t;
@@ -81,6 +83,7 @@ static const char *const STEP_NAMES[] = {"terminal setup",
                                          "namespace limit",
                                          "fork",
                                          "chdir",
+                                         "system call filter",
                                          "exec",
                                          "the player's files"};
 
@@ -363,18 +366,22 @@ static void __attribute__((noreturn)) holder_run(pid_t reaper, int statusfd)
     end_as(n == (ssize_t)sizeof status ? status : rstatus);
 }
 
-/* The program itself: its directory, exec. */
-static void __attribute__((noreturn)) child_exec(const spawnexec_t *x)
+/* The program itself: its directory, its filter (boxfilter.h: the last
+ * step, so nothing of the box's making needs a call it refuses), exec. */
+static void __attribute__((noreturn)) child_exec(const spawnexec_t *x, const boxfilter_t *f)
 {
     if (fchdir(FD_DIR) < 0) /* as the user: its own directory */
         child_fail(STEP_CHDIR);
+    if (boxfilter_load(f) < 0)
+        child_fail(STEP_FILTER);
     execve(x->argv[0], x->argv, x->envp);
     child_fail(STEP_EXEC);
 }
 
 /* In the reaper, pid 1: the program as pid 2, in a session of its own
  * with the pty as its terminal; then reaping. */
-static void __attribute__((noreturn)) reaper_start(const spawnexec_t *x, int statusfd)
+static void __attribute__((noreturn))
+reaper_start(const spawnexec_t *x, const boxfilter_t *f, int statusfd)
 {
     pid_t game = fork();
     if (game < 0)
@@ -384,7 +391,7 @@ static void __attribute__((noreturn)) reaper_start(const spawnexec_t *x, int sta
         child_signals();
         if (setsid() < 0 || ioctl(0, TIOCSCTTY, 0) < 0)
             child_fail(STEP_TTY);
-        child_exec(x);
+        child_exec(x, f);
     }
     close_range(0, FD_DIR, 0); /* the pty, the report pipe, the directory: the program's */
     reaper_run(game, statusfd);
@@ -663,7 +670,8 @@ static int drop_rights(void)
  * process). The rights the user namespace gave (in it
  * only) go once the reaper has mounted /proc: neither the holder nor the
  * reaper keeps any. */
-static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
+static void __attribute__((noreturn))
+child_pid_namespace(const spawnexec_t *x, const boxfilter_t *f)
 {
     int status[2];
     if (unshare(CLONE_NEWPID) < 0 || pipe2(status, O_CLOEXEC) < 0)
@@ -685,7 +693,7 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
         reaper_no_nesting();
         if (drop_rights() < 0)
             child_fail(STEP_PID);
-        reaper_start(x, status[1]);
+        reaper_start(x, f, status[1]);
     }
     close(status[1]);
     if (drop_rights() < 0) {
@@ -698,7 +706,8 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
     holder_run(reaper, status[0]);
 }
 
-static void __attribute__((noreturn)) child_run(const spawnexec_t *given, int slave, int report)
+static void __attribute__((noreturn))
+child_run(const spawnexec_t *given, const boxfilter_t *f, int slave, int report)
 {
     spawnexec_t own = *given, *x = &own;
     child_signals();
@@ -713,9 +722,9 @@ static void __attribute__((noreturn)) child_run(const spawnexec_t *given, int sl
         child_fail(STEP_USER);
     }
     if (x->network)
-        child_exec(x);
+        child_exec(x, f);
     child_no_network(x);
-    child_pid_namespace(x);
+    child_pid_namespace(x, f);
 }
 
 /* ---- the parent's side ---------------------------------------------------------------- */
@@ -775,6 +784,9 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err,
         snprintf(err, errlen, "a hosted program never runs as root");
         return -1;
     }
+    boxfilter_t filter; /* compiled here: the child allocates nothing */
+    if (boxfilter_make(&filter, err, errlen) < 0)
+        return -1;
     int slave, pipefd[2];
     if (open_fds(x, master, &slave, pipefd) < 0) {
         snprintf(err, errlen, "openpty: %s", strerror(errno));
@@ -782,7 +794,7 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err,
     }
     pid_t pid = fork();
     if (pid == 0)
-        child_run(x, slave, pipefd[1]);
+        child_run(x, &filter, slave, pipefd[1]);
     int fork_errno = errno;
     close(slave);
     close(pipefd[1]);

@@ -11,8 +11,13 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include "hosted/boxfilter.h"
 #include "hosted/playerfs.h"
 #include "hosted/spawner.h"
 #include "hosted/spawnmsg.h"
@@ -456,6 +461,44 @@ START_TEST(disk_use_walk_is_bounded_without_caps)
 }
 END_TEST
 
+/* The filter, loaded in a child: the calls it refuses fail with EPERM
+ * (clone3 with ENOSYS), others still work, nothing is killed. */
+START_TEST(the_box_filter_refuses_with_an_errno)
+{
+    static boxfilter_t f; /* 8 KB: not on the test's stack */
+    char err[200];
+    ck_assert_msg(boxfilter_make(&f, err, sizeof err) == 0, "%s", err);
+    ck_assert(f.len > 10 && f.len < BOXFILTER_MAX);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (boxfilter_load(&f) < 0)
+            _exit(10);
+        static const long REFUSED[] = {SYS_memfd_create, SYS_userfaultfd, SYS_io_uring_setup,
+                                       SYS_bpf,          SYS_unshare,     SYS_setns,
+                                       SYS_mount,        SYS_keyctl,      SYS_perf_event_open};
+        for (size_t i = 0; i < sizeof REFUSED / sizeof REFUSED[0]; i++)
+            if (syscall(REFUSED[i], 0, 0, 0, 0, 0) != -1 || errno != EPERM)
+                _exit(20 + (int)i);
+        if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS)
+            _exit(40);
+        if (syscall(SYS_personality, 0xffffffffUL) < 0 || personality(ADDR_NO_RANDOMIZE) != -1)
+            _exit(41);
+#ifdef __x86_64__
+        if (syscall(0x40000000 | SYS_getpid) != -1 || errno != EPERM) /* x32 */
+            _exit(42);
+#endif
+        if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 || getpid() <= 0 || write(1, "", 0) != 0)
+            _exit(43);
+        _exit(0);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+    boxfilter_t empty = {.len = 0}; /* nothing to load: refused, never loaded half */
+    ck_assert(boxfilter_load(&empty) == -1 && errno == EINVAL);
+}
+END_TEST
+
 Suite *suite_server_hosted_box(void)
 {
     Suite *s = suite_create("server.hosted_box");
@@ -468,6 +511,7 @@ Suite *suite_server_hosted_box(void)
     tcase_add_test(t, the_games_user_rights_bound_the_work);
     tcase_add_test(t, disk_use_counts_blocks_and_entries_never_through_a_link);
     tcase_add_test(t, disk_use_walk_is_bounded_without_caps);
+    tcase_add_test(t, the_box_filter_refuses_with_an_errno);
     suite_add_tcase(s, t);
     return s;
 }
