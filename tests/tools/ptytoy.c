@@ -85,6 +85,12 @@
  *   sysv       makes a System V shared memory segment of 1 MB, writes it
  *              and leaves it; prints "sysv shm ID" (or why not), then
  *              waits for 'q'
+ *   calls      tries the calls the box's filter refuses (memfd_create,
+ *              userfaultfd, io_uring_setup, bpf, unshare of nothing,
+ *              personality, a namespace by clone) and getpid through the
+ *              other ABIs (x32, i386's int 0x80); prints "call NAME: ok"
+ *              or "call NAME: " and why not for each, "calls done", then
+ *              waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -106,6 +112,10 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/personality.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/io_uring.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -716,6 +726,104 @@ static int sysv(void)
     return wait_q();
 }
 
+/* getpid through i386's int 0x80, in a child (a kernel without the
+ * i386 ABI kills it): 0, or -1 with errno. */
+static long int80_getpid(void)
+{
+#if defined(__x86_64__)
+    pid_t pid = fork();
+    if (pid == 0) {
+        long r = 20; /* i386's getpid */
+        __asm__ volatile("int $0x80" : "+a"(r) : : "memory");
+        _exit(r > 0 ? 0 : r == -EPERM ? 1 : 2);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return -1;
+    if (WIFEXITED(st) && WEXITSTATUS(st) < 2)
+        return WEXITSTATUS(st) ? (errno = EPERM, -1) : 0;
+    return errno = ENOSYS, -1;
+#else
+    return errno = ENOSYS, -1;
+#endif
+}
+
+/* A namespace by clone (raw: the C library's wrappers may use clone3):
+ * 0 when it made one, -1 with errno. */
+static long clone_newuts(void)
+{
+    long pid = syscall(SYS_clone, CLONE_NEWUTS | SIGCHLD, NULL, NULL, NULL, 0);
+    if (pid == 0)
+        _exit(0);
+    if (pid > 0)
+        waitpid((pid_t)pid, NULL, 0);
+    return pid < 0 ? -1 : 0;
+}
+
+static long try_memfd(void)
+{
+    return syscall(SYS_memfd_create, "toy", 0);
+}
+
+static long try_userfaultfd(void)
+{
+    return syscall(SYS_userfaultfd, 1 /* UFFD_USER_MODE_ONLY: no right needed */);
+}
+
+static long try_io_uring(void)
+{
+    struct io_uring_params params;
+    memset(&params, 0, sizeof params);
+    return syscall(SYS_io_uring_setup, 4, &params);
+}
+
+static long try_bpf(void)
+{
+    union bpf_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.map_type = BPF_MAP_TYPE_ARRAY, attr.key_size = 4, attr.value_size = 4;
+    attr.max_entries = 1;
+    return syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof attr);
+}
+
+static long try_unshare(void)
+{
+    return syscall(SYS_unshare, 0); /* of nothing: fine unless refused */
+}
+
+static long try_personality(void)
+{
+    return syscall(SYS_personality, ADDR_NO_RANDOMIZE);
+}
+
+static long try_x32(void)
+{
+    return syscall(0x40000000 | SYS_getpid);
+}
+
+static int calls(void)
+{
+    static const struct {
+        const char *name;
+        long (*call)(void);
+    } CALLS[] = {{"memfd_create", try_memfd},      {"userfaultfd", try_userfaultfd},
+                 {"io_uring_setup", try_io_uring}, {"bpf", try_bpf},
+                 {"unshare", try_unshare},         {"personality", try_personality},
+                 {"clone", clone_newuts},          {"x32", try_x32},
+                 {"int80", int80_getpid}};
+    char line[160];
+    raw_mode();
+    for (size_t i = 0; i < sizeof CALLS / sizeof CALLS[0]; i++) {
+        errno = 0;
+        long r = CALLS[i].call();
+        snprintf(line, sizeof line, "call %s: %s\r\n", CALLS[i].name,
+                 r >= 0 ? "ok" : strerror(errno));
+        out(line);
+    }
+    out("calls done\r\n");
+    return wait_q();
+}
+
 /* One file of fill: empty, or of 1 MB written; or a directory. */
 static int fill_one(int i, bool bytes, bool dirs)
 {
@@ -810,6 +918,7 @@ static const struct {
     {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
     {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
     {"fill", NULL, fill},          {"spill", NULL, spill},         {"sysv", sysv, NULL},
+    {"calls", calls, NULL},
 };
 
 int main(int argc, char **argv)
@@ -818,10 +927,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++)
         if (!strcmp(mode, MODES[i].name))
             return MODES[i].plain ? MODES[i].plain() : MODES[i].with(argc, argv);
-    fprintf(stderr,
-            "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-            "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
-            "NAME|peek|kill|snoop [DIR...]|"
-            "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv\n");
+    fprintf(
+        stderr,
+        "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+        "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
+        "NAME|peek|kill|snoop [DIR...]|"
+        "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls\n");
     return 2;
 }
