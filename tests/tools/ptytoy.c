@@ -89,7 +89,8 @@
  *              userfaultfd, io_uring_setup, bpf, unshare of nothing,
  *              personality, a namespace by clone) and getpid through the
  *              other ABIs (x32, i386's int 0x80); prints "call NAME: ok"
- *              or "call NAME: " and why not for each, "calls done", then
+ *              or "call NAME: " and why not for each, "user namespaces at
+ *              most N" (its /proc's limit, -1 unread), "calls done", then
  *              waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
@@ -820,6 +821,15 @@ static int calls(void)
                  r >= 0 ? "ok" : strerror(errno));
         out(line);
     }
+    /* the box's limit beneath the filter's unshare: none made inside */
+    FILE *f = fopen("/proc/sys/user/max_user_namespaces", "r");
+    long most = -1;
+    if (f && fscanf(f, "%ld", &most) != 1)
+        most = -1;
+    if (f)
+        fclose(f);
+    snprintf(line, sizeof line, "user namespaces at most %ld\r\n", most);
+    out(line);
     out("calls done\r\n");
     return wait_q();
 }
