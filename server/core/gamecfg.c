@@ -57,7 +57,7 @@ static const gamekey_t KEYS[] = {
     {"processes", K_LIMIT, LIM(processes), 0, 100000, 1},
     {"file-size", K_LIMIT, LIM(file_bytes), 0, 1 << 20, MB},
     {"disk", K_LIMIT, F(disk_bytes), 0, 1 << 20, MB},
-    {"disk-files", K_LIMIT, F(disk_files), 0, 10000000, 1},
+    {"disk-files", K_LIMIT, F(disk_files), 0, GAMECFG_DISK_FILES_MAX, 1},
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
     {"start-timeout", K_INT, F(start_seconds), 1, GAMECFG_START_MAX, 1},

@@ -100,23 +100,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GAMECFG_ID_MAX     31 /* [a-z0-9_-] */
-#define GAMECFG_GAMES      64
-#define GAMECFG_ENV_MAX    16
-#define GAMECFG_LINE_MAX   1023
-#define GAMECFG_TEXT       512  /* bytes in a value, NUL included */
-#define GAMECFG_DIR_MAX    200  /* bytes in a player's directory (%d) */
-#define GAMECFG_HANGUP_S   10   /* default hangup-timeout, seconds */
-#define GAMECFG_NAMES      16   /* names in each playground list */
-#define GAMECFG_NAME_MAX   64   /* bytes in one of them */
-#define GAMECFG_DISK_MB    64   /* default disk: MB in a player's directory */
-#define GAMECFG_DISK_FILES 2000 /* default disk-files: entries in it */
+#define GAMECFG_ID_MAX         31 /* [a-z0-9_-] */
+#define GAMECFG_GAMES          64
+#define GAMECFG_ENV_MAX        16
+#define GAMECFG_LINE_MAX       1023
+#define GAMECFG_TEXT           512   /* bytes in a value, NUL included */
+#define GAMECFG_DIR_MAX        200   /* bytes in a player's directory (%d) */
+#define GAMECFG_HANGUP_S       10    /* default hangup-timeout, seconds */
+#define GAMECFG_NAMES          16    /* names in each playground list */
+#define GAMECFG_NAME_MAX       64    /* bytes in one of them */
+#define GAMECFG_DISK_FILES_MAX 50000 /* disk-files at most: half the walk's ceiling */
+#define GAMECFG_DISK_MB        64    /* default disk: MB in a player's directory */
+#define GAMECFG_DISK_FILES     2000  /* default disk-files: entries in it */
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
  * read and write it whole */
-#define GAMECFG_RC_MAX     8192
+#define GAMECFG_RC_MAX         8192
 /* ^\: Warren's keys in a hosted game follow it. Not ^], which telnet
  * clients keep as their escape key. */
-#define GAMECFG_PREFIX     0x1C
+#define GAMECFG_PREFIX         0x1C
 
 /* start-timeout's default and most, seconds: below warrend's wait for the
  * spawner's answer (spawner.h), so the player hears why */

@@ -7,7 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "gamecfg.h"
 #include "log.h"
+
+/* a game at twice its file cap is still counted, not past the ceiling */
+_Static_assert(DISKUSE_ENTRIES_MAX >= 2 * GAMECFG_DISK_FILES_MAX, "the ceiling under twice a cap");
 
 #define SUBDIR_OPEN (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 

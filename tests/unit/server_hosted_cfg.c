@@ -196,7 +196,11 @@ START_TEST(gamecfg_parses_sections)
     ck_assert(o.games[0].disk_bytes == 8ull << 20 && o.games[0].disk_files == 0);
     gamecfg_list_free(&o);
     ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ndisk-files = -1\n", err), -1);
-    ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 10000000, got \"-1\"");
+    ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 50000, got \"-1\"");
+    gamecfg_list_free(&o);
+    /* above half the walk's ceiling the ceiling would stop a game first */
+    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ndisk-files = 50001\n", err), -1);
+    ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 50000, got \"50001\"");
     gamecfg_list_free(&o);
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
