@@ -324,9 +324,9 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
         return;
     }
     bool over = diskuse_over(use, g->disk_bytes, g->disk_files);
-    /* twice a cap: killed (a tree too deep or unreadable is hung up only) */
+    /* twice a cap: killed (a tree too deep, unreadable or past the ceiling is hung up only) */
     diskuse_t counted = *use;
-    counted.deep = false;
+    counted.deep = counted.huge = false;
     bool hard = diskuse_over(&counted, g->disk_bytes * 2, g->disk_files * 2);
     bool often = dg->hung || over || near(use, g) || watches_full(dg, 0); /* full: some unwatched */
     due_by(dg, tick(now + (often ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS)));

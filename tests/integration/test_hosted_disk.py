@@ -195,6 +195,28 @@ def test_a_program_cannot_spend_the_machines_inotify_watches(bindir, tmp_path, c
         d.stop_clean()
 
 
+def test_a_tree_past_the_walks_ceiling_is_hung_up_not_killed(bindir, tmp_path, clients):
+    """With no file cap (disk-files = 0) a walk still stops at 100,000
+    entries and counts that as over: the game is hung up as over any cap
+    (NetHack would save), and killed only after its hangup-timeout, not at
+    once as at twice a cap."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game huge]\ncommand = {toy} fill files 100050 nohup\n"
+              "disk-files = 0\nhangup-timeout = 3\n")
+    try:
+        t = clients(d.port)
+        name = unique_name("hg")
+        t.register(name)
+        t.send("1")
+        pid = d.wait_log(rf"hosted start user={name} game=huge pid=(\d+)").group(1)
+        d.wait_log(rf"spawner: disk over game=huge dir={name} pid={pid} .*: hung up", timeout=60)
+        d.wait_log(rf"program exited user={name} game=huge pid={pid} status=9\b", timeout=15)
+        assert not re.search(rf"disk over game=huge dir={name} pid={pid} .*: killed", d.log())
+        assert "more than 100000 files and directories" in d.log()
+    finally:
+        d.stop_clean()
+
+
 def test_nethack_under_the_default_caps_plays_saves_and_comes_back(bindir, tmp_path, clients):
     pg, conf = playground(tmp_path, bindir)
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
