@@ -2,6 +2,7 @@
  * or a random pick: any key but a choice picks for you, so a start is one
  * key), the new character, and the level-up gift every third level. */
 #include "chargen.h"
+#include <stdio.h>
 #include "cmd.h"
 #include "msg.h"
 #include "pc.h"
@@ -145,6 +146,17 @@ static void gift_key(game_t *g, key_event_t k)
     pc->choices--;
 }
 
+int chargen_welcome_key(game_t *g, key_event_t k)
+{
+    if (k.code != ' ' && k.code != KEY_ENTER && k.code != '\n' && k.code != KEY_ESC)
+        return 0;
+    bool all;
+    g->msg_seen += msg_fit(g, g->msg_seen, &all);
+    if (g->msg_seen >= g->nmsg)
+        g->prompt = chargen_owed(g) ? PROMPT_LEVELUP : PROMPT_NONE;
+    return 0;
+}
+
 /* The gifts owed first, then the spells to pick: a letter learns that
  * spell; other keys wait. */
 int chargen_levelup_key(game_t *g, key_event_t k)
@@ -191,13 +203,24 @@ static int row_text(screen_t *s, int y, style_t st, const char *text)
     return screen_text(s, 2, y, st, text);
 }
 
+/* " (3 spells to pick)" when more than one is owed, else nothing. */
+static const char *left_text(int n, const char *what, char *out, size_t size)
+{
+    if (n > 1)
+        snprintf(out, size, " (%d %s)", n, what);
+    else
+        out[0] = '\0';
+    return out;
+}
+
 void chargen_levelup_draw(game_t *g, screen_t *s)
 {
+    char left[48];
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     int y = 1;
     if (!g->pc.choices) {
-        screen_textf(s, 2, y, hi, "Experience level %d: pick a spell to learn (%d to pick)",
-                     g->pc.xl, g->pc.spell_picks);
+        screen_textf(s, 2, y, hi, "Experience level %d: pick a spell to learn%s", g->pc.xl,
+                     left_text(g->pc.spell_picks, "spells to pick", left, sizeof left));
         y += 2;
         for (int n = 0, sp; (sp = pick_letter(g, n)) >= 0 && y < s->h - 2; n++) {
             const spell_kind_t *k = &g->c->spells[sp];
@@ -208,8 +231,8 @@ void chargen_levelup_draw(game_t *g, screen_t *s)
                  "Books teach spells too, found or bought.");
         return;
     }
-    screen_textf(s, 2, y, hi, "Experience level %d: choose a gift (%d to choose)", g->pc.xl,
-                 g->pc.choices);
+    screen_textf(s, 2, y, hi, "Experience level %d: choose a gift%s", g->pc.xl,
+                 left_text(g->pc.choices, "gifts to choose", left, sizeof left));
     y += 2;
     screen_textf(s, 2, y++, STYLE_DEFAULT, "a) tougher: +%d hit points now, +1 each level",
                  g->pc.xl);

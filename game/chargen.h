@@ -15,6 +15,11 @@ void chargen_create(game_t *g, int race, int cls);
 int chargen_race_key(game_t *g, key_event_t k);
 int chargen_class_key(game_t *g, key_event_t k);
 void chargen_draw(game_t *g, screen_t *s); /* the race or the class screen */
+/* A new level's --More-- (PROMPT_WELCOME, "Welcome to experience level
+ * N!" on the message line): only Space, Enter or Esc page it, other keys
+ * are ignored, so moves typed ahead of the kill cannot choose; past its
+ * last page the level-up screen opens. */
+int chargen_welcome_key(game_t *g, key_event_t k);
 int chargen_levelup_key(game_t *g, key_event_t k);
 void chargen_levelup_draw(game_t *g, screen_t *s);
 /* True when a gift, or a spell pick with a spell to pick, is owed. */

@@ -82,7 +82,7 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
     vision_anchor(g);
     combat_unique_seen(g);
     if (chargen_owed(g) && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING)
-        g->prompt = PROMPT_LEVELUP;
+        g->prompt = PROMPT_WELCOME; /* its --More--, then the choices */
     msg_after_input(g);
     return (game_state_t)g->state;
 }

@@ -190,5 +190,5 @@ void pc_gain_xp(game_t *g, int32_t xp)
            (int64_t)pc->xp >= (int64_t)pc_xp_for(20) + (int64_t)(pc->veteran + 1) * PC_VETERAN_XP)
         veteran_up(g);
     if (chargen_owed(g) && g->prompt == PROMPT_NONE)
-        g->prompt = PROMPT_LEVELUP;
+        g->prompt = PROMPT_WELCOME;
 }

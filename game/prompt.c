@@ -78,6 +78,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_SHEET, PF_PAGING | PF_SCREEN | PF_LIST, sheet_key, sheet_draw},
     {PROMPT_DISCOVERIES, PF_PAGING | PF_SCREEN | PF_LIST, discoveries_key, discoveries_draw},
     {PROMPT_VOYAGE, PF_SCREEN, voyage_key, voyage_draw},
+    {PROMPT_WELCOME, PF_PAGING, chargen_welcome_key, NULL}, /* the message line shows --More-- */
 };
 
 const prompt_t *prompt_of(const game_t *g)

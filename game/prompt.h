@@ -34,6 +34,7 @@ enum {
     PROMPT_SHEET,       /* the character sheet (sheet.h) */
     PROMPT_DISCOVERIES, /* the discoveries list (discoveries.h) */
     PROMPT_VOYAGE,      /* an inn's passage: where to travel (voyage.h) */
+    PROMPT_WELCOME,     /* a new level's --More--, before its choices (chargen.h) */
     PROMPT_COUNT
 };
 

@@ -109,7 +109,8 @@ static void render_msgs(game_t *g, screen_t *s, render_cache_t *cache)
     size_t len = 0;
     bool all;
     uint32_t n = g->nmsg - g->msg_seen;
-    if (g->prompt == PROMPT_MORE)
+    bool more = g->prompt == PROMPT_MORE || g->prompt == PROMPT_WELCOME;
+    if (more)
         n = msg_fit(g, g->msg_seen, &all);
     for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
         char one[MSG_LEN + 16];
@@ -119,7 +120,7 @@ static void render_msgs(game_t *g, screen_t *s, render_cache_t *cache)
             break;
     }
     int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
-    if (g->prompt == PROMPT_MORE)
+    if (more)
         x = screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
     blank_rest(s, x, 0, s->w);
 }

@@ -849,6 +849,7 @@ static key_event_t bot_answer(bot_t *b, game_t *g)
             return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
         return (key_event_t){(uint32_t)('a' + spell_pick(g)), 0};
     case PROMPT_MORE:
+    case PROMPT_WELCOME:
     case PROMPT_HISTORY: return (key_event_t){' ', 0};
     case PROMPT_QUIT: return (key_event_t){'n', 0};
     default: return (key_event_t){KEY_ESC, 0};

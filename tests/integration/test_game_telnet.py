@@ -131,11 +131,11 @@ def death_at(bindir, tmp):
     raise AssertionError("no seed of 1..39 dies of DYING")
 
 
-def one_key_from_death(daemon, clients, bindir, tmp_path, name):
-    """A game set one key short of a death (its row's seed and journal
-    written while the daemon is stopped; no snapshot, so it is rebuilt from
-    them), its player back in it; the client and the fatal key."""
-    seed, n = death_at(bindir, tmp_path)
+def resumed_at(daemon, clients, name, seed, keys, who):
+    """name's game set to seed and keys (its row's seed and journal written
+    while the daemon is stopped; no snapshot, so it is rebuilt from them),
+    its player back in it, who (its race and class) on the status line;
+    the client and the game's id."""
     t = clients(daemon.port, cols=100, rows=30).connected()
     game, _ = new_game(daemon, t, name)
     t.wait_for("who are you? Choose a race.")
@@ -145,12 +145,20 @@ def one_key_from_death(daemon, clients, bindir, tmp_path, name):
                         ("DELETE FROM snapshots WHERE game = ?", (game,)),
                         ("DELETE FROM journal WHERE game = ?", (game,)),
                         *[("INSERT INTO journal (game, seq, keys) VALUES (?, ?, ?)",
-                           (game, i + 1, k.encode())) for i, k in enumerate(DYING[:n - 1])])
+                           (game, i + 1, k.encode())) for i, k in enumerate(keys)])
     t = clients(daemon.port, cols=100, rows=30).connected()
     t.login(name)
     t.send("p")
     daemon.wait_log(rf"game resume user={name}")
-    t.wait_for(f"{name} the human wizard")
+    t.wait_for(f"{name} the {who}")
+    return t, game
+
+
+def one_key_from_death(daemon, clients, bindir, tmp_path, name):
+    """A game set one key short of a death, its player back in it; the
+    client, the fatal key and the game's id."""
+    seed, n = death_at(bindir, tmp_path)
+    t, game = resumed_at(daemon, clients, name, seed, DYING[:n - 1], "human wizard")
     assert "You are dead." not in t.text()
     return t, DYING[n - 1], game
 
@@ -184,6 +192,67 @@ def test_leaving_on_deaths_more_ends_the_game(daemon, clients, bindir, tmp_path)
     daemon.wait_log(r"game end user=gone game=\d+ kind=dead")
     (kind,) = daemon.db_rows("SELECT end_kind FROM games WHERE id = ?", game)[0]
     assert kind == "dead", kind
+
+
+# A human fighter (a, a) who explores down two levels, then explores,
+# walks every way (attacking what it walks into) and searches: on seed 4
+# it reaches experience level 3 (a gift to choose).
+FIGHTING = "aa" + ("o" * 12 + "_>." + ">") * 2 + ("o" + "hjklyubn" + "ss") * 200
+
+
+def key_of_level_3(bindir, tmp):
+    """How many of FIGHTING's keys on seed 4 bring experience level 3 (the
+    last of them the one that earns it)."""
+    engine = program(bindir, "warren-engine", "asan/warren-engine")
+
+    def xl3_after(n):
+        f = tmp / "keys"
+        f.write_text(FIGHTING[:n])
+        out = subprocess.run([str(engine), "play", "--seed", "4", "--keys", str(f)],
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+        return "XL 3 " in out
+
+    assert xl3_after(len(FIGHTING)), "seed 4 no longer reaches level 3"
+    lo, hi = 2, len(FIGHTING)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if xl3_after(mid) else (mid, hi)
+    return hi
+
+
+def test_level_up_waits_on_more_so_typed_ahead_keys_cannot_choose(daemon, clients, bindir,
+                                                                   tmp_path):
+    """The key that earns a level, with more typed right after it (a move
+    b, a gift's letter a): "Welcome to experience level 3!" waits on
+    --More--, which those keys do not pass and the gift is not chosen; only
+    Space (Enter, Esc) goes on to the gift screen, where b chooses."""
+    n = key_of_level_3(bindir, tmp_path)
+    t, _ = resumed_at(daemon, clients, "hasty", 4, FIGHTING[:n - 1], "human fighter")
+    t.send(FIGHTING[n - 1] + "bab")
+    t.wait_for("XL 3 ")
+    time.sleep(0.5)
+    t.pump()
+    assert "--More--" in t.text() and "choose a gift" not in t.text(), t.text()
+    for _ in range(5):
+        if "Welcome to experience level 3!" in t.text():
+            break
+        t.send(" ")
+        time.sleep(0.3)
+        t.pump()
+    assert "Welcome to experience level 3!" in t.text() and "--More--" in t.text(), t.text()
+    t.send("a")
+    time.sleep(0.3)
+    t.pump()
+    assert "choose a gift" not in t.text(), t.text()
+    for _ in range(5):  # the --More-- pages, if more was said
+        if "choose a gift" in t.text():
+            break
+        t.send(" ")
+        time.sleep(0.3)
+        t.pump()
+    t.wait_for("Experience level 3: choose a gift")
+    t.send("b")
+    t.wait_for("Your aim grows keener.")
 
 
 def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):

@@ -84,7 +84,8 @@ static char next_key(game_t *g, char last)
     const obj_t *p = reg_get(&g->reg, g->player);
     switch (g->prompt) {
     case PROMPT_NONE: break;
-    case PROMPT_MORE: return ' ';
+    case PROMPT_MORE:
+    case PROMPT_WELCOME: return ' ';
     case PROMPT_RACE:
     case PROMPT_CLASS: return '*';
     default: return 'a';

@@ -45,10 +45,13 @@ static obj_t *player(game_t *g)
     return reg_get(&g->reg, g->player);
 }
 
-/* Experience enough for the next level, and the gifts owed taken ('a'). */
+/* Experience enough for the next level, its --More-- dismissed and the
+ * gifts owed taken ('a'). */
 static void next_level(game_t *g)
 {
     pc_gain_xp(g, pc_xp_for(g->pc.xl + 1) - g->pc.xp);
+    while (g->prompt == PROMPT_WELCOME)
+        key(g, ' ');
     while (g->prompt == PROMPT_LEVELUP && g->pc.choices)
         key(g, 'a');
 }

@@ -64,6 +64,17 @@ START_TEST(creation_choices_and_levels)
     /* experience: level 3 brings a gift, and each level a spell to pick */
     pc_gain_xp(g, pc_xp_for(3));
     ck_assert_int_eq(g->pc.xl, 3);
+    /* first "Welcome to experience level 3!" on a --More-- that keys typed
+     * ahead (a move, a menu letter) cannot pass: they choose nothing */
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    key(g, 'a');
+    key(g, 'b');
+    key(g, 'h');
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    ck_assert_int_eq(g->pc.choices, 1);
+    ck_assert_int_eq(g->pc.spell_picks, 2);
+    for (int i = 0; i < 5 && g->prompt == PROMPT_WELCOME; i++)
+        key(g, KEY_ENTER); /* a page of the messages unread since creation each */
     ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
     key(g, 'z'); /* not a choice: it waits */
     ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
@@ -892,6 +903,13 @@ static handle_t visible_monster(game_t *g)
     return best;
 }
 
+/* What the win below answers: Esc leaves a shop, Space passes a new
+ * level's --More--, 'a' takes the first choice of the rest. */
+static uint32_t prompt_answer(const game_t *g)
+{
+    return g->prompt == PROMPT_SHOP ? KEY_ESC : g->prompt == PROMPT_WELCOME ? ' ' : 'a';
+}
+
 /* The whole win through the real rules, from the test-only start. */
 START_TEST(victory_through_the_rules)
 {
@@ -924,7 +942,7 @@ START_TEST(victory_through_the_rules)
             }
         }
         while (g->prompt != PROMPT_NONE)
-            game_input(g, vm, (key_event_t){g->prompt == PROMPT_SHOP ? KEY_ESC : 'a', 0});
+            game_input(g, vm, (key_event_t){prompt_answer(g), 0});
     }
     ck_assert(g->pc.heartstone);
     ck_assert(has_milestone(g, "unique.seen"));
@@ -933,7 +951,7 @@ START_TEST(victory_through_the_rules)
     /* climb out: travel to each up staircase, fighting what comes in view */
     for (int i = 0; i < 12000 && g->state == GAME_RUNNING; i++) {
         while (g->prompt != PROMPT_NONE)
-            game_input(g, vm, (key_event_t){g->prompt == PROMPT_SHOP ? KEY_ESC : 'a', 0});
+            game_input(g, vm, (key_event_t){prompt_answer(g), 0});
         level_t *lv = level_current(g);
         const obj_t *p = reg_get(&g->reg, g->player), *m = reg_get(&g->reg, visible_monster(g));
         int safe = nearest_safe_town(g);

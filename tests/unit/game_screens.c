@@ -16,6 +16,7 @@
 #include "item.h"
 #include "level.h"
 #include "mapgen.h"
+#include "pc.h"
 #include "prompt.h"
 #include "render.h"
 #include "status.h"
@@ -197,6 +198,59 @@ START_TEST(look_tabs_between_creatures)
     key(g, '-');
     ck_assert(g->cur_x == x + 2 && g->cur_y == y);
     ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The kill that earns a level puts "Welcome to experience level 3!" on a
+ * --More-- that only Space, Enter or Esc pass: moves typed ahead of the
+ * kill (l, b, a) choose nothing, on any of its pages, and take no time; then the gift screen,
+ * which counts the choices only when more than one is owed. */
+START_TEST(level_up_waits_on_its_more)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 9, HUMAN, FIGHTER);
+    open_room(g, 3);
+    pc_gain_xp(g, pc_xp_for(2));
+    for (int i = 0; i < 5 && g->prompt == PROMPT_WELCOME; i++)
+        key(g, ' ');
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    g->pc.xp = pc_xp_for(3) - 1;
+    handle_t m = spawn_at(g, "jackal", 1, 0);
+    reg_get(&g->reg, m)->hp = 1;
+    for (int i = 0; i < 60 && reg_get(&g->reg, m) && g->pc.xl < 3; i++)
+        keys_paged(g, "l");
+    ck_assert_int_eq(g->pc.xl, 3);
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    ck_assert(shows(g, "--More--"));
+    uint64_t now = g->sched.now;
+    keys(g, "lba\t");
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    ck_assert_int_eq(g->pc.choices, 1);
+    ck_assert_int_eq(g->pc.pick_hp + g->pc.pick_hit + g->pc.pick_def, 0);
+    ck_assert_uint_eq(g->sched.now, now);
+    for (int i = 0; i < 5 && !shows(g, "Welcome to experience level 3!"); i++)
+        key(g, ' '); /* the kill's words first, a line a key */
+    ck_assert(shows(g, "Welcome to experience level 3! --More--"));
+    keys(g, "ba");
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    ck_assert_int_eq(g->pc.choices, 1);
+    key(g, KEY_ESC); /* passes the --More--; the choice still waits */
+    ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
+    ck_assert(shows(g, "Experience level 3: choose a gift "));
+    ck_assert(!shows(g, "to choose"));
+    key(g, 'b');
+    ck_assert_int_eq(g->pc.pick_hit, 1);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    game_free(g);
+    g = alone(c, 9, HUMAN, WIZARD);
+    pc_gain_xp(g, pc_xp_for(2));
+    for (int i = 0; i < 5 && g->prompt == PROMPT_WELCOME; i++)
+        key(g, KEY_ENTER);
+    ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
+    ck_assert(shows(g, "Experience level 2: pick a spell to learn "));
+    ck_assert(!shows(g, "to pick"));
     game_free(g);
     content_free(c);
 }
@@ -395,6 +449,7 @@ Suite *suite_game_screens(void)
     tcase_add_test(t, the_dump_holds_no_questions);
     tcase_add_test(t, sheet_and_discoveries);
     tcase_add_test(t, lists_sit_over_the_map);
+    tcase_add_test(t, level_up_waits_on_its_more);
     suite_add_tcase(s, t);
     return s;
 }
