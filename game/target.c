@@ -237,7 +237,7 @@ static int confirm(game_t *g)
         g->prompt = PROMPT_NONE;
         g->aim = AIM_NONE;
         g->aim_arg = 0;
-        msg_add(g, "You cannot aim at yourself.");
+        msg_add(g, target_default(g) ? "You cannot aim at yourself." : "No target in view.");
         return 0;
     }
     handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
@@ -302,6 +302,10 @@ void target_draw(game_t *g, screen_t *s)
 {
     char line[200], what[96] = "that spot";
     handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
+    if (h == g->player && !target_default(g)) { /* nothing seen: a spot is aimed by hand */
+        prompt_ask(s, "No target in view. [dirs move the cursor to a spot, Esc cancels]");
+        return;
+    }
     if (h && h != g->player && vision_sees(g, h)) {
         gram_arg_t a = {"actor", creature_noun(g, h)};
         gram_phrase(what, sizeof what, "<the:actor>", &a, 1);

@@ -15,6 +15,7 @@
 #include "missile.h"
 #include "power.h"
 #include "prompt.h"
+#include "render.h"
 #include "spell.h"
 #include "status.h"
 #include "target.h"
@@ -148,6 +149,41 @@ START_TEST(missile_round_a_corner)
     key(g, KEY_ENTER);
     ck_assert(!said_since(g, (uint32_t)from, "finds nothing"));
     ck_assert_int_lt(reg_get(&g->reg, k)->hp, hp);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Aimed with no creature in view, the cursor (on the player, to be moved
+ * to a spot by hand) says so on its line, and Enter there says "No target
+ * in view." in no time; with one in view, aiming back at oneself is
+ * refused as such. */
+START_TEST(target_none_in_view)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 4, 0, FIGHTER);
+    open_room(g, 6);
+    uint64_t t0 = g->sched.now;
+    key(g, 'f');
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    screen_t *s = screen_new(80, 24);
+    game_view_t v = {0};
+    render_full(g, s, &v);
+    char top[81];
+    for (int x = 0; x < 80; x++)
+        top[x] = (char)screen_at(s, x, 0)->ch;
+    top[80] = 0;
+    screen_free(s);
+    ck_assert_msg(!strncmp(top, "No target in view.", 18), "%s", top);
+    key(g, KEY_ENTER);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_str_eq(last_msg(g), "No target in view.");
+    ck_assert_uint_eq(g->sched.now, t0);
+    dummy(g, "kobold", 2, 0);
+    keys(g, "fhh");
+    key(g, KEY_ENTER);
+    ck_assert_str_eq(last_msg(g), "You cannot aim at yourself.");
+    ck_assert_uint_eq(g->sched.now, t0);
     game_free(g);
     content_free(c);
 }
@@ -541,6 +577,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, missile_line);
     tcase_add_test(t, missile_round_a_corner);
     tcase_add_test(t, target_cursor);
+    tcase_add_test(t, target_none_in_view);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
     tcase_add_test(t, quiver);
