@@ -341,7 +341,7 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
     cost = special_step_cost(g, cost, o->x, o->y);
     if (is_player(g, h)) {
         shop_left(g, x - dx, y - dy);
-        item_arrive(g); /* what lies where the player stands now (a slide included) */
+        cost += item_arrive(g); /* what lies where the player stands now (a slide included) */
         trap_arrive(g);
         special_underfoot(g); /* deep water, lava, a chasm */
         overland_step(g);     /* on the overland: what lies here, encounters */

@@ -555,22 +555,39 @@ int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t 
     return count;
 }
 
-void item_arrive(game_t *g)
+/* The player's own missiles among here[n] taken up again: the ticks. */
+static int own_missiles(game_t *g, const handle_t *here, int n)
+{
+    uint32_t said = g->said;
+    int took = 0;
+    for (int i = 0; i < n; i++) {
+        const obj_t *o = reg_get(&g->reg, here[i]);
+        if (o && (o->flags & IF_THROWN) && item_pick_up(g, g->player, here[i]) == 0)
+            took++;
+    }
+    g->said_aside += g->said - said;
+    return took ? SCHED_MOVE : 0;
+}
+
+int item_arrive(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p)
-        return;
+        return 0;
     int depth = p->depth, x = p->x, y = p->y;
     handle_t here[ITEM_LIST_MAX + 1];
     int n = floor_items(g, depth, x, y, here, ITEM_LIST_MAX + 1);
     if (n == 0)
-        return; /* nothing here: no gold to take, nothing to say */
-    for (int i = 0; i < n && i <= ITEM_LIST_MAX && !g->gold_by_hand; i++)
+        return 0; /* nothing here: no gold to take, nothing to say */
+    n = n <= ITEM_LIST_MAX ? n : ITEM_LIST_MAX + 1;
+    for (int i = 0; i < n && !g->gold_by_hand; i++)
         if (item_kind(g, reg_get(&g->reg, here[i]))->cls == IC_GOLD)
             item_pick_up(g, g->player, here[i]); /* deletes only that one */
+    int cost = own_missiles(g, here, n);
     char what[MSG_LEN];
     if (item_floor_list(g, depth, x, y, what, sizeof what) > 0)
         msg_add(g, "You see here %s.", what);
+    return cost;
 }
 
 /* ---- moving items ------------------------------------------------------------------ */
@@ -580,6 +597,7 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
     obj_t *o = item_get(g, it);
     if (!o)
         return HANDLE_NONE;
+    o->flags &= (uint8_t)~IF_THROWN; /* in a pack again */
     if (n <= 0 || n >= o->magnitude) {
         o->target = HANDLE_NONE;
         reg_refile(&g->reg, it);

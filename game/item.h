@@ -31,7 +31,8 @@ enum {
     IF_CURSED = 1 << 3,
     IF_KNOWN = 1 << 4,
     IF_CURSE_SEEN = 1 << 5,
-    IF_UNPAID = 1 << 6
+    IF_UNPAID = 1 << 6,
+    IF_THROWN = 1 << 7 /* on the floor, thrown or fired by the player: taken up again in passing */
 };
 
 /* Hunger: nutrition counts down a point a turn (status.c). */
@@ -110,9 +111,11 @@ handle_t item_floor_at(const game_t *g, int depth, int x, int y); /* the top one
 #define ITEM_LIST_MAX 4
 int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t n);
 /* The player has stepped onto a cell: gold there is picked up unless the
- * game's option says by hand (game_options_t), and what else lies there
- * is said ("You see here a long sword."). */
-void item_arrive(game_t *g);
+ * game's option says by hand (game_options_t), so are the player's own
+ * thrown or fired missiles (a pickup's SCHED_MOVE, returned: the ticks
+ * spent; their words do not stop a travel, g->said_aside), and what else
+ * lies there is said ("You see here a long sword."). */
+int item_arrive(game_t *g);
 int item_carried_weight(const game_t *g, handle_t holder);
 
 /* Actions: 0 on success (the message said what happened), -1 refused (the

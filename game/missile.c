@@ -191,6 +191,9 @@ static int send(game_t *g, handle_t who, handle_t it, handle_t bow, int x, int y
         land(g, one, depth, path[at].x, path[at].y, hit);
     else
         land(g, one, depth, wx, wy, false);
+    obj_t *o = who == g->player ? reg_get(&g->reg, one) : NULL;
+    if (o && o->type == OBJ_ITEM) /* not broken: the player's to take up in passing */
+        o->flags |= IF_THROWN;
     return SCHED_MOVE;
 }
 

@@ -264,15 +264,16 @@ void travel_keep_going(game_t *g)
     for (; g->run && steps < TRAVEL_STEPS && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
-        uint32_t said = g->said;
+        uint32_t said = g->said - g->said_aside;
         int cost = travel_step(g, false);
         if (cost <= 0)
             break;
         turn_advance(g, cost);
         p = reg_get(&g->reg, g->player);
-        if (p && p->hp < hp && g->said == said && g->prompt == PROMPT_NONE)
+        bool told = g->said - g->said_aside != said;
+        if (p && p->hp < hp && !told && g->prompt == PROMPT_NONE)
             msg_add(g, "You stop: something hurt you.");
-        if (!p || p->hp < hp || g->said != said || g->prompt != PROMPT_NONE)
+        if (!p || p->hp < hp || told || g->prompt != PROMPT_NONE)
             break;
         if (saw_item(g, hidden, nh))
             break;

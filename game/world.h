@@ -134,10 +134,11 @@ struct game {
     handle_t run_known[16]; /* unaware monsters in view when it began: they do not stop it */
     uint8_t run_nknown;
     /* transient, never saved nor hashed */
-    uint8_t leave;    /* the last key asked to save and leave (game_status_t.leave) */
-    uint32_t said;    /* every msg_add, a repeat folded or not: "was anything said?" */
-    ev_watch_t watch; /* tests and tools: sees every event thrown (event.h); NULL in play */
-    void *watch_ctx;  /* borrowed, for watch */
+    uint8_t leave;       /* the last key asked to save and leave (game_status_t.leave) */
+    uint32_t said;       /* every msg_add, a repeat folded or not: "was anything said?" */
+    uint32_t said_aside; /* of those, words that need not stop a travel (item_arrive) */
+    ev_watch_t watch;    /* tests and tools: sees every event thrown (event.h); NULL in play */
+    void *watch_ctx;     /* borrowed, for watch */
     /* derived, never saved: the distance map from the player (ai.c) */
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */

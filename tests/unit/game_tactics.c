@@ -12,6 +12,7 @@
 #include "helpers.h"
 #include "item.h"
 #include "level.h"
+#include "mapgen.h"
 #include "missile.h"
 #include "power.h"
 #include "prompt.h"
@@ -239,6 +240,59 @@ START_TEST(target_cursor)
     ck_assert_uint_eq(game_hash(h), game_hash(g));
     buf_free(&b);
     game_free(h);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The player's own thrown dagger is taken up again by walking onto it,
+ * for a pickup's time (SCHED_MOVE more than the step), while one it never
+ * threw is only seen; travel goes on over it. */
+START_TEST(own_missiles_taken_up_in_passing)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, 0, FIGHTER);
+    open_room(g, 6);
+    uint16_t dagger = item_named(c, "dagger");
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x0 = p->x, y0 = p->y, lying = on_floor(g, dagger);
+    item_new(g, dagger, 1, HANDLE_NONE, g->depth, x0 + 2, y0, NULL); /* not the player's */
+    item_new(g, dagger, 1, g->player, 0, 0, 0, NULL);
+    int letter = 'a' + reg_get(&g->reg, carried_handle(g, dagger))->a[0];
+    key(g, 't');
+    key(g, (uint32_t)letter);
+    keys(g, "lll");
+    key(g, KEY_ENTER);
+    ck_assert_int_eq(carried(g, dagger), 0);
+    ck_assert_int_eq(on_floor(g, dagger), lying + 2);
+    uint64_t t = g->sched.now;
+    keys_paged(g, "l");
+    uint64_t step = g->sched.now - t;
+    keys_paged(g, "l"); /* onto the other dagger: seen, left */
+    ck_assert_str_eq(last_msg(g), "You see here a dagger.");
+    ck_assert_int_eq(carried(g, dagger), 0);
+    t = g->sched.now;
+    keys_paged(g, "l"); /* onto the thrown one: taken */
+    ck_assert_int_eq(carried(g, dagger), 1);
+    ck_assert_uint_eq(g->sched.now - t, step + SCHED_MOVE);
+    /* thrown again, then a travel over it along a corridor: not stopped */
+    level_t *lv = level_current(g);
+    for (int x = x0 - 6; x <= x0 + 6; x++)
+        for (int dy = -1; dy <= 1; dy += 2)
+            lv->terrain[(y0 + dy) * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
+    key(g, 't');
+    key(g, (uint32_t)letter);
+    keys(g, "hh");
+    key(g, KEY_ENTER);
+    ck_assert_int_eq(carried(g, dagger), 0);
+    key(g, '_');
+    g->cur_x = (int16_t)(x0 - 2), g->cur_y = (int16_t)y0;
+    key(g, '.');
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, x0 - 2);
+    ck_assert_int_eq(carried(g, dagger), 1);
+    ck_assert_int_eq(on_floor(g, dagger), lying + 1);
     game_free(g);
     content_free(c);
 }
@@ -578,6 +632,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, missile_round_a_corner);
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, target_none_in_view);
+    tcase_add_test(t, own_missiles_taken_up_in_passing);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
     tcase_add_test(t, quiver);
