@@ -362,7 +362,17 @@ static int uncurse(game_t *g, int gold)
     return SCHED_MOVE;
 }
 
-/* A service key ('1' heal, '2' uncurse, '3' identify, '4' passage): ticks spent. */
+/* The service the n-th offered one (0-based) of the keeper's is, or -1:
+ * the list numbers what is offered, so an inn's only service is 1. */
+static int service_nth(const shop_kind_t *sh, int n)
+{
+    for (int s = 0; s < SERVICES; s++)
+        if (sh->service[s] && n-- == 0)
+            return s;
+    return -1;
+}
+
+/* A service (SERVICE_*) bought: ticks spent. */
 static int service(game_t *g, const shop_kind_t *sh, int s)
 {
     int gold = pc_price(g, sh->service[s]);
@@ -394,8 +404,8 @@ int shop_key(game_t *g, key_event_t k)
         g->shop_mode = g->shop_mode == SHOP_SELL ? SHOP_BUY : SHOP_SELL;
         return 0;
     }
-    int s = (int)k.code - '1';
-    if (s >= 0 && s < SERVICES && sh->service[s])
+    int s = k.code >= '1' && k.code <= '9' ? service_nth(sh, (int)k.code - '1') : -1;
+    if (s >= 0)
         return service(g, sh, s);
     handle_t w[WARES_MAX];
     int n = wares(g, w), i = (int)k.code - 'a';
@@ -410,9 +420,9 @@ static void draw_services(game_t *g, screen_t *s, const shop_kind_t *sh, int y)
 {
     static const char *const WHAT[SERVICES] = {"heal your wounds", "lift the curses on your things",
                                                "identify one thing", "passage, by the day"};
-    for (int i = 0; i < SERVICES && y < s->h; i++)
+    for (int i = 0, n = 0; i < SERVICES && y < s->h; i++)
         if (sh->service[i])
-            screen_textf(s, 2, y++, STYLE_DEFAULT, "%d) %-40s %5d gold", i + 1, WHAT[i],
+            screen_textf(s, 2, y++, STYLE_DEFAULT, "%d) %-40s %5d gold", ++n, WHAT[i],
                          pc_price(g, sh->service[i]));
 }
 

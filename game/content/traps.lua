@@ -11,7 +11,7 @@ trap { name = "poison needle", action = "effect", effect = "poison", dice = "1d6
        weight = 12, msg = "A poisoned needle pricks you!" }
 trap { name = "pit", action = "damage", dtype = "hit", dice = "1d6", min_depth = 1, weight = 20,
        msg = "You fall into a pit!" }
-trap { name = "alarm", action = "alarm", min_depth = 1, weight = 10,
+trap { name = "alarm trap", action = "alarm", min_depth = 1, weight = 10,
        msg = "A shrill alarm rings through the level!" }
 trap { name = "teleport trap", action = "teleport", min_depth = 2, weight = 10,
        msg = "The floor flashes with light." }

@@ -108,6 +108,10 @@ START_TEST(searching_finds_secret_doors_and_traps)
     for (int i = 0; i < 200 && !(lv->trap[trap] & TRAP_FOUND); i++)
         keys_paged(g, ".");
     ck_assert(lv->trap[trap] & TRAP_FOUND);
+    /* what is found is named as a trap */
+    lv->trap[trap] = (uint8_t)(trap_named(c, "alarm trap") + 1);
+    ck_assert_int_eq(trap_search(g, 100), 1);
+    ck_assert_str_eq(last_msg(g), "You find an alarm trap.");
     game_free(g);
     content_free(c);
 }
@@ -169,7 +173,7 @@ START_TEST(known_traps_are_stepped_over_sometimes)
     content_t *c = shipped_content();
     int over = 0, sprung = 0;
     for (int i = 0; i < 40; i++) {
-        game_t *g = step_on(c, "alarm", true, 100 + (uint64_t)i);
+        game_t *g = step_on(c, "alarm trap", true, 100 + (uint64_t)i);
         uint32_t from = g->nmsg;
         keys_paged(g, "l");
         over += said_since(g, from, "step carefully");
