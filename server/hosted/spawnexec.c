@@ -20,7 +20,7 @@
  * player's directory alone bound into it (and the player's playground/
  * over the section's playground, the shared names of the real one bound
  * back into it, read-only unless shared writable), the machine's scratch
- * directories (/tmp, /var/tmp, /dev/shm) each covered by an empty
+ * directories (/tmp, /var/tmp, /dev/shm, /run/lock, ...) each covered by an empty
  * read-only tmpfs, and the reaper mounts a /proc of the game's pid
  * namespace, where it sets the game's user namespace's limit of user
  * namespaces made inside it to 0 (so the program can make no mount of its
@@ -570,10 +570,11 @@ static void box_games_dir(const spawnexec_t *x, int own)
     close(root);
 }
 
-/* The machine's directories anyone may write to: what a program left
- * there would outlive its game and count against no player's disk cap
- * (and /dev/shm is memory). */
-static const char *const BOX_SCRATCH[] = {"/tmp", "/var/tmp", "/dev/shm"};
+/* The machine's directories anyone may write to (Debian's, mode 1777):
+ * what a program left there would outlive its game and count against no
+ * player's disk cap (and /dev/shm and /dev/mqueue are memory). */
+static const char *const BOX_SCRATCH[] = {"/tmp",      "/var/tmp",    "/dev/shm",
+                                          "/run/lock", "/dev/mqueue", "/var/crash"};
 
 /* Whether dir is path or a directory above it (each ".." from path up to
  * "/" compared; no allocation: the limits are set by now). */

@@ -496,13 +496,15 @@ def test_nethack_makes_only_calls_the_unit_allows(bindir, tmp_path, clients):
 
 
 def test_a_program_writes_nowhere_its_disk_cap_does_not_count(bindir, box, clients):
-    """The machine's scratch directories (/tmp, /dev/shm: a file there
-    outlives the game and counts against no player's cap, and /dev/shm is
-    memory) are empty and read-only in the box, but for one that holds
+    """The machine's scratch directories (/tmp, /dev/shm, /run/lock and
+    the others anyone may write to: a file there outlives the game and
+    counts against no player's cap, and /dev/shm is memory) are empty and
+    read-only in the box, but for one that holds
     games-dir (here /var/tmp: the box would hide it); and a program cannot
     make namespaces of its own to mount a tmpfs (memory no limit counts).
     Nothing is left in the machine's."""
-    scratch = [p for p in ("/tmp", "/var/tmp", "/dev/shm") if os.path.isdir(p)]
+    scratch = [p for p in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue",
+                           "/var/crash") if os.path.isdir(p)]
     assert "/var/tmp" in scratch
     place = pathlib.Path(tempfile.mkdtemp(prefix="warren-box-", dir="/var/tmp"))
     try:
