@@ -104,7 +104,7 @@ umask 022
     install -m 0644 "$tree/deploy/games/crawlrc" "$dir/crawlrc"
     echo "[game crawl]"
     echo "name = Dungeon Crawl Stone Soup"
-    echo "command = $crawl -name %u -rc %r"
+    echo "command = $crawl -name %u -rc %r -dir .crawl/"
     echo "rcfile = %d/crawlrc"
     echo "rc-default = $dir/crawlrc"
     echo "hangup-timeout = 10"

@@ -1,0 +1,109 @@
+"""Debian's Crawl hosted as deploy/games/crawl.conf says, in its box and
+under its system call filter, over real telnet: a new character reaches
+the dungeon, ^S saves it, it comes back from its save, and a game hung up
+by warrend (its player gone past grace) saves on SIGHUP and comes back
+where it was."""
+import os
+import pathlib
+import re
+import shutil
+import time
+
+import pytest
+
+from harness import Daemon, unique_name
+from test_hosted import open_to_games
+
+CRAWL = pathlib.Path("/usr/games/crawl")
+SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "deploy" / "games"
+
+if os.geteuid() != 0:  # the box needs a root spawner, as in production
+    raise RuntimeError("the hosted Crawl tests run as root (as CI does)")
+if not CRAWL.exists():
+    raise RuntimeError(f"{CRAWL} missing: run make deps (it installs crawl)")
+
+
+def sample_conf(root):
+    """The shipped section, its rc-default pointed at the shipped crawlrc."""
+    rc = root / "crawlrc"
+    shutil.copy(SAMPLES / "crawlrc", rc)
+    os.chmod(rc, 0o644)
+    text = (SAMPLES / "crawl.conf").read_text()
+    text, n = re.subn(r"^rc-default = .*$", f"rc-default = {rc}", text, flags=re.M)
+    assert n == 1, "the sample lost its rc-default line"
+    conf = root / "warren.conf"
+    conf.write_text(text)
+    return conf
+
+
+@pytest.fixture
+def crawl(bindir, tmp_path):
+    open_to_games(tmp_path)
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", sample_conf(tmp_path), "--grace", "1"])
+    d.start()
+    yield d
+    d.stop()
+    d.stop_clean()
+
+
+EXITED = r"program exited user={name} game=crawl pid=\d+ status=0\b"
+
+
+def save_file(d, name):
+    return d.dir / "games" / "crawl" / name / ".crawl" / "saves" / f"{name}.cs"
+
+
+def game_time(text):
+    m = re.search(r"Time:\s+(\d+\.\d)", text)
+    assert m, text
+    return float(m.group(1))
+
+
+def ended(t):
+    """Back at warrend's menu after the program exited."""
+    t.wait_for("Dungeon Crawl Stone Soup has ended", timeout=30)
+    t.send(" ")
+    t.wait_for("Your choice")
+
+
+def test_crawl_starts_saves_and_comes_back(crawl, clients):
+    d = crawl
+    t = clients(d.port)
+    name = unique_name("cr")
+    t.register(name)
+    assert "1) Play Dungeon Crawl Stone Soup" in t.wait_for("Your choice")
+    t.send("1")
+    # the first start compiles the level cache into the player's directory
+    t.wait_for("Please select your species", timeout=90)
+    t.send("a")  # Hill Orc
+    t.wait_for("Please select your background")
+    t.send("a")  # Fighter
+    t.wait_for("You have a choice of weapons")
+    t.send("c")  # war axe
+    assert game_time(t.wait_for("Place: Dungeon:1", timeout=30)) == 0.0
+
+    t.send("\x13")  # ^S: save and exit
+    ended(t)
+    d.wait_log(EXITED.format(name=name))
+    assert save_file(d, name).stat().st_size > 0
+
+    t.send("1")
+    t.wait_for(f"Welcome back, {name}", timeout=30)
+    t.send("o")  # explore a while
+    end = time.time() + 20
+    t.pump(quiet=0.5, limit=3)
+    while game_time(t.text()) == 0.0:
+        assert time.time() < end, t.text()
+        t.send("o")
+        t.pump(quiet=0.5, limit=3)
+    before = save_file(d, name).stat().st_mtime_ns
+    played = game_time(t.text())
+
+    t.send("\x1cx")  # back to warrend's menu; grace (1 s) hangs the game up
+    t.wait_for("Your choice")
+    d.wait_log(EXITED.format(name=name), timeout=30)
+    assert save_file(d, name).stat().st_mtime_ns > before
+
+    t.send("1")
+    text = t.wait_for(f"Welcome back, {name}", timeout=30)
+    assert game_time(t.wait_for("Place: Dungeon:1")) >= played, text
