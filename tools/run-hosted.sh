@@ -106,6 +106,7 @@ umask 022
     echo "name = Dungeon Crawl Stone Soup"
     echo "command = $crawl -name %u -rc %r -dir .crawl/"
     echo "rcfile = %d/crawlrc"
+    echo "xlogfile = %d/.crawl/saves/logfile"
     echo "rc-default = $dir/crawlrc"
     echo "hangup-timeout = 10"
   fi

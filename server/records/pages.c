@@ -291,7 +291,10 @@ static void hosted_row_html(buf_t *o, const server_t *srv, const db_hosted_score
         buf_puts(o, "</td><td>");
         html_escape_str(o, text[i]);
     }
-    buf_printf(o, "</td><td>%lld</td><td class=\"cause\">", (long long)r->max_depth);
+    buf_puts(o, "</td><td>");
+    if (r->max_depth > 0) /* Crawl's logfile has none */
+        buf_printf(o, "%lld", (long long)r->max_depth);
+    buf_puts(o, "</td><td class=\"cause\">");
     html_escape_str(o, r->death);
     buf_printf(o, "</td><td class=\"score\">%lld</td><td>%lld</td><td>", (long long)r->points,
                (long long)r->turns);

@@ -1,5 +1,6 @@
 /* Fuzz target: xlogfile rows (server/hosted/xlog.c), written by the games
- * warrend hosts and read back for scores. A row parses or is refused with
+ * warrend hosts (NetHack's xlogfile, Crawl's logfile) and read back for
+ * scores. A row parses or is refused with
  * a message; an accepted row has a name and text fields that are
  * NUL-terminated UTF-8, free of control characters (C0, DEL, C1) and of
  * bidirectional controls. */
@@ -43,6 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     TEXT(align0);
     TEXT(death);
     TEXT(while_);
+    TEXT(ktyp);
+    TEXT(killer);
     if (!r.name[0])
         abort();
     return 0;

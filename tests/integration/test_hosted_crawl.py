@@ -1,8 +1,9 @@
 """Debian's Crawl hosted as deploy/games/crawl.conf says, in its box and
 under its system call filter, over real telnet: a new character reaches
-the dungeon, ^S saves it, it comes back from its save, and a game hung up
-by warrend (its player gone past grace) saves on SIGHUP and comes back
-where it was."""
+the dungeon, ^S saves it, it comes back from its save, a game hung up by
+warrend (its player gone past grace) saves on SIGHUP and comes back where
+it was, and a quit ends it with the row of Crawl's logfile: the end
+message, the score row, the scores page."""
 import os
 import pathlib
 import re
@@ -11,7 +12,7 @@ import time
 
 import pytest
 
-from harness import Daemon, unique_name
+from harness import Daemon, Web, unique_name
 from test_hosted import open_to_games
 
 CRAWL = pathlib.Path("/usr/games/crawl")
@@ -39,7 +40,8 @@ def sample_conf(root):
 @pytest.fixture
 def crawl(bindir, tmp_path):
     open_to_games(tmp_path)
-    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", sample_conf(tmp_path), "--grace", "1"])
+    d = Daemon(bindir, tmp_path / "daemon", http=True,
+               extra=["--config", sample_conf(tmp_path), "--grace", "1"])
     d.start()
     yield d
     d.stop()
@@ -59,11 +61,24 @@ def game_time(text):
     return float(m.group(1))
 
 
-def ended(t):
-    """Back at warrend's menu after the program exited."""
-    t.wait_for("Dungeon Crawl Stone Soup has ended", timeout=30)
+def saved(t):
+    """Back at warrend's menu after the program saved and exited."""
+    t.wait_for("Dungeon Crawl Stone Soup was saved: choose it again to go on.", timeout=30)
     t.send(" ")
     t.wait_for("Your choice")
+
+
+def quit_game(t):
+    """^Q, yes, then past Crawl's last screens to warrend's end line."""
+    t.send("\x11")
+    t.wait_for("abandon this character and quit the game?")
+    t.send("yes\r")
+    end = time.time() + 30
+    while "is over" not in t.text():
+        assert time.time() < end, t.text()
+        t.send("\x1b")
+        t.pump(quiet=0.5, limit=2)
+    return t.text()
 
 
 def test_crawl_starts_saves_and_comes_back(crawl, clients):
@@ -83,7 +98,7 @@ def test_crawl_starts_saves_and_comes_back(crawl, clients):
     assert game_time(t.wait_for("Place: Dungeon:1", timeout=30)) == 0.0
 
     t.send("\x13")  # ^S: save and exit
-    ended(t)
+    saved(t)
     d.wait_log(EXITED.format(name=name))
     assert save_file(d, name).stat().st_size > 0
 
@@ -107,3 +122,13 @@ def test_crawl_starts_saves_and_comes_back(crawl, clients):
     t.send("1")
     text = t.wait_for(f"Welcome back, {name}", timeout=30)
     assert game_time(t.wait_for("Place: Dungeon:1")) >= played, text
+
+    text = quit_game(t)
+    assert re.search(r"Dungeon Crawl Stone Soup is over: quit the game\. 0 points after "
+                     r"[1-9]\d* turns\.", text), text
+    got = d.db_rows("SELECT h.game, h.name, role, race, death, points FROM hosted_scores h "
+                    "JOIN users u ON u.id = h.user WHERE u.name = ?", name)
+    assert got == [("crawl", name, "Fighter", "Hill Orc", "quit the game", 0)]
+    status, j = Web(d.http).json("/api/scores/crawl")
+    assert status == 200 and [r["death"] for r in j["scores"] if r["name"] == name] == \
+        ["quit the game"]

@@ -5,6 +5,7 @@
 #include "cmdline.h"
 #include "gamecfg.h"
 #include "hosted/xlog.h"
+#include <time.h>
 
 /* ---- cmdline --------------------------------------------------------------------- */
 
@@ -464,6 +465,58 @@ START_TEST(xlog_reads_nethack_rows)
 }
 END_TEST
 
+START_TEST(xlog_reads_crawl_rows)
+{
+    /* Crawl 0.28's logfile, as it wrote it (a quit, then a death) */
+    const char quit[] = "v=0.28.0:vlong=0.28.0:lv=0.1:name=quitter:race=Hill Orc:cls=Fighter:"
+                        "char=HOFi:xl=1:sk=Fighting:sklev=3:title=Skirmisher:place=D::1:br=D:"
+                        "lvl=1:absdepth=1:hp=19:mhp=19:mmhp=19:start=20261030133531S:dur=7:"
+                        "turn=65:aut=650:sc=0:ktyp=quitting:dam=-9999:end=20261030133539S:"
+                        "seed=12966460710997271442\n";
+    xlog_row_t r;
+    char err[128] = "";
+    ck_assert_msg(xlog_parse(quit, strlen(quit), &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(r.version, "0.28.0");
+    ck_assert_str_eq(r.name, "quitter");
+    ck_assert_str_eq(r.role, "Fighter");
+    ck_assert_str_eq(r.race, "Hill Orc");
+    ck_assert_str_eq(r.death, "quit the game");
+    ck_assert_int_eq(r.points, 0);
+    ck_assert_int_eq(r.turns, 65);
+    ck_assert_int_eq(r.realtime, 7);
+    ck_assert_int_eq(r.deathlev, 1);
+    ck_assert_int_eq(r.maxhp, 19);
+    /* local times, the month from 0: 30 November 2026 */
+    struct tm tm = {.tm_year = 126,
+                    .tm_mon = 10,
+                    .tm_mday = 30,
+                    .tm_hour = 13,
+                    .tm_min = 35,
+                    .tm_sec = 39,
+                    .tm_isdst = 0};
+    ck_assert_int_eq(r.endtime, (int64_t)mktime(&tm));
+    ck_assert_int_eq(r.endtime - r.starttime, 8);
+
+    /* "::" is a ':' of a value; a killer; an end of its own words */
+    const char slain[] = "name=ann:cls=Fire Elementalist:sc=123:ktyp=mon:killer=Sigmund::"
+                         "the mad:turn=1500\n";
+    ck_assert_int_eq(xlog_parse(slain, strlen(slain), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.killer, "Sigmund:the mad");
+    ck_assert_str_eq(r.death, "killed by Sigmund:the mad");
+    ck_assert_str_eq(r.role, "Fire Elementalist");
+    ck_assert_int_eq(r.points, 123);
+    const char won[] = "name=b:sc=9:ktyp=winning:killer=x";
+    ck_assert_int_eq(xlog_parse(won, strlen(won), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.death, "escaped with the Orb");
+    const char odd[] = "name=b:sc=9:ktyp=zot";
+    ck_assert_int_eq(xlog_parse(odd, strlen(odd), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.death, "died (zot)");
+    const char told[] = "name=b:sc=9:ktyp=mon:killer=a rat:tmsg=was bitten to death by a rat";
+    ck_assert_int_eq(xlog_parse(told, strlen(told), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.death, "was bitten to death by a rat");
+}
+END_TEST
+
 START_TEST(xlog_rejects_broken_rows)
 {
     static const struct {
@@ -477,6 +530,11 @@ START_TEST(xlog_rejects_broken_rows)
         {"name=a\tpoints=1\tdeath=quit\tconduct=-1", "conduct: not a number"},
         {"name=a\tpoints=1\tjunk\tdeath=quit", "field \"junk\" has no '='"},
         {"", "a row needs name, points and death"},
+        /* Crawl's */
+        {"name=a:sc=1:start=20261030133531S", "a row needs name, points and death"},
+        {"name=a:sc=1:ktyp=mon:end=20261030133531", "end: not a number"},
+        {"name=a:sc=1:ktyp=mon:end=20261230133531S", "end: not a number"}, /* month 12 */
+        {"name=a:sc=1:ktyp=mon:end=2026103013353xS", "end: not a number"},
     };
     xlog_row_t r;
     char err[128];
@@ -500,6 +558,7 @@ Suite *suite_server_hosted_cfg(void)
     tcase_add_test(t, gamecfg_reports_the_line);
     tcase_add_test(t, gamecfg_builds_a_launch);
     tcase_add_test(t, xlog_reads_nethack_rows);
+    tcase_add_test(t, xlog_reads_crawl_rows);
     tcase_add_test(t, xlog_rejects_broken_rows);
     suite_add_tcase(s, t);
     return s;
