@@ -15,7 +15,8 @@
  * Numbers are decimal; conduct, achieve and flags may be hex ("0x...").
  * A row needs name, points (or sc) and death (or ktyp or tmsg), else it
  * is an error.
- * Pure: no allocation, no state. */
+ * No allocation, no state of its own (Crawl's times go through mktime,
+ * in the machine's time zone, as Crawl wrote them). */
 #ifndef WARREN_XLOG_H
 #define WARREN_XLOG_H
 #include <stddef.h>
