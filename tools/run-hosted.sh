@@ -107,6 +107,7 @@ umask 022
     echo "command = $crawl -name %u -rc %r -dir .crawl/"
     echo "rcfile = %d/crawlrc"
     echo "xlogfile = %d/.crawl/saves/logfile"
+    printf '%s\n' 'status = Place: [^\n:]*:(?<depth>\d+)[\s\S]*?Time: (?<turn>\d+)'
     echo "rc-default = $dir/crawlrc"
     echo "hangup-timeout = 10"
   fi
