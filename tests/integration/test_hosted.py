@@ -76,6 +76,34 @@ def toy_key(mode):
     return str(2 + [m.split()[0] for m in TOYS].index(mode))
 
 
+def start_hosted(bindir, root, sections, extra=(), **kw):
+    """warrend in root/daemon with root/warren.conf holding sections, root
+    opened to the games' user (who makes and enters the players'
+    directories); kw as Daemon's."""
+    open_to_games(root)
+    conf = pathlib.Path(root) / "warren.conf"
+    conf.write_text(sections)
+    return Daemon(bindir, pathlib.Path(root) / "daemon", extra=["--config", conf, *extra],
+                  **kw).start()
+
+
+def new_player(d, clients, prefix, key=None, **send):
+    """A player registered (a name from prefix) on a telnet client of d,
+    who presses key at the menu if given (send's settle and the like in
+    send): (the client, the name)."""
+    t = clients(d.port)
+    name = unique_name(prefix)
+    t.register(name)
+    if key is not None:
+        t.send(key, **send)
+    return t, name
+
+
+def program_pid(d, name, game, timeout=10):
+    """The pid the log gives name's start of game."""
+    return int(d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)", timeout).group(1))
+
+
 def playground(root, bindir):
     """NetHack's data linked (its score and lock files are each player's
     own, made by the spawner): no setgid games needed. The games' user
@@ -193,9 +221,7 @@ def test_menu_play_watch(nethack, clients, bindir):
     name = unique_name("nh")
     start_nethack(t, name)
     t.play_keys("s" * 3)  # search: turns pass, the map stays
-    w = clients(d.port)
-    w.register(unique_name("w"))
-    w.send("w")
+    w, _ = new_player(d, clients, "w", "w")
     assert "NetHack 3.6.6" in w.wait_for(name)
     w.send("a")
     w.wait_for(" St:")  # NetHack's first status line (its second is under the watch line)
@@ -218,9 +244,7 @@ def test_menu_play_watch(nethack, clients, bindir):
 
 def test_resize_goes_to_the_program(nethack, clients):
     d, _ = nethack
-    t = clients(d.port)
-    t.register(unique_name("rs"))
-    t.send(toy_key("winsize"))
+    t, _ = new_player(d, clients, "rs", toy_key("winsize"))
     t.wait_for("size 80x24")
     t.resize(100, 30)
     t.wait_for("size 100x30")
@@ -230,11 +254,8 @@ def test_resize_goes_to_the_program(nethack, clients):
 
 def test_misbehaving_programs_hurt_no_one(nethack, clients):
     d, _ = nethack
-    other = clients(d.port)
-    other.register(unique_name("ok"))
-    t = clients(d.port)
-    t.register(unique_name("bad"))
-    t.send(toy_key("exit"))  # exits at once: back to the menu, told
+    other, _ = new_player(d, clients, "ok")
+    t, _ = new_player(d, clients, "bad", toy_key("exit"))  # exits at once: back to the menu, told
     assert "0 playing now" in t.wait_for("has ended"), t.text()  # the game counted out
     t.send(" ")
     t.wait_for("Your choice")
@@ -267,10 +288,7 @@ def test_leaving_and_coming_back_at_will_costs_the_log_a_few_lines(nethack, clie
     times in a burst of keys, wrote a line each time it left; now a few
     a window, the rest counted, and the program is the same one."""
     d, _ = nethack
-    t = clients(d.port)
-    name = unique_name("lv")
-    t.register(name)
-    t.send(toy_key("winsize"))
+    t, name = new_player(d, clients, "lv", toy_key("winsize"))
     t.wait_for("size 80x24")
     start = len(d.log())
     t.send((LEAVE + toy_key("winsize")) * 100, settle=False)
@@ -310,9 +328,7 @@ def test_a_slow_spawner_holds_up_no_other_player(nethack, clients):
     sees it start, and gets the program with the keys typed meanwhile once
     the spawner goes on."""
     d, _ = nethack
-    a = clients(d.port)
-    a.register(unique_name("on"))
-    a.send(toy_key("keys"))
+    a, _ = new_player(d, clients, "on", toy_key("keys"))
     a.wait_for("keys ready")
     with spawner_stopped(d, clients, "slow") as b:
         b.send("z", settle=False)  # waits for the program, not dropped
@@ -337,8 +353,7 @@ def test_starting_games_have_their_own_ids_in_every_list(nethack, clients):
         t = clients(d.port)
         t.register(n)
         players.append(t)
-    w = clients(d.port)
-    w.register(unique_name("wa"))
+    w, _ = new_player(d, clients, "wa")
     os.kill(spawner, signal.SIGSTOP)
     try:
         for t in players:
@@ -423,10 +438,8 @@ def test_a_start_that_never_execs_is_told_late_and_frees_its_slot(bindir, tmp_pa
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
         late = str(2 + len(TOYS))
-        t = clients(d.port)
-        name = unique_name("la")
-        t.register(name)
-        t.send(late)  # a first start: what the spawner makes once is made
+        # a first start: what the spawner makes once is made
+        t, name = new_player(d, clients, "la", late)
         t.wait_for("keys ready")
         t.send("q")
         t.wait_for("has ended")
@@ -492,9 +505,7 @@ def test_keys_over_the_input_rate_are_told_over_the_frame_not_the_pty(bindir, tm
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf, "--input-rate", "30"])
     d.start()
     try:
-        t = clients(d.port)
-        t.register(unique_name("fast"))
-        t.send(toy_key("keys"))
+        t, _ = new_player(d, clients, "fast", toy_key("keys"))
         t.wait_for("keys ready")
         t.send("x" * 400)
         note = "Keys typed faster than 30 a second were dropped."
@@ -520,15 +531,11 @@ def test_a_flood_is_read_at_the_output_rate(nethack, clients):
     (its reading resumes after every pause), while another player's every
     key is answered."""
     d, _ = nethack
-    t = clients(d.port)
-    name = unique_name("fl")
-    t.register(name)
-    t.send(toy_key("flood"), settle=False)  # never quiet: no settling
+    # never quiet: no settling
+    t, name = new_player(d, clients, "fl", toy_key("flood"), settle=False)
     t.wait_for("flood 0")
-    pid = program_of(int(d.wait_log(rf"hosted start user={name} game=flood pid=(\d+)").group(1)))
-    v = clients(d.port)
-    v.register(unique_name("vk"))
-    v.send(toy_key("keys"))
+    pid = program_of(program_pid(d, name, "flood"))
+    v, _ = new_player(d, clients, "vk", toy_key("keys"))
     v.wait_for("keys ready")
     first, t1 = written(pid), time.monotonic()
     for ch in "abcdefghijklmnop":
@@ -550,10 +557,7 @@ def test_nethack_gets_ctrl_x_warren_keys_follow_the_prefix(nethack, clients):
     Warren's shows their help line; ^\ x leaves, back to the menu, whose
     line for the game says how."""
     d, _ = nethack
-    t = clients(d.port)
-    name = unique_name("px")
-    t.register(name)
-    t.send("1")
+    t, name = new_player(d, clients, "px", "1")
     to_map(t)
     t.send("\x1b")  # a --More-- left from a long welcome
     t.pump(quiet=0.3)
@@ -577,9 +581,7 @@ def test_prefix_twice_sends_it_other_keys_reach_the_program(nethack, clients):
     and Ctrl-E are the program's, ^\ w and ^\ t are Warren's (a notice,
     nothing read), Ctrl-\ x leaves as ^\ x does."""
     d, _ = nethack
-    t = clients(d.port)
-    t.register(unique_name("pk"))
-    t.send(toy_key("keys"))
+    t, _ = new_player(d, clients, "pk", toy_key("keys"))
     t.wait_for("keys ready")
     t.send(PREFIX + PREFIX)
     t.wait_for("got 1: 1c")
@@ -658,10 +660,8 @@ def test_each_player_sees_only_its_own_saves(bindir, tmp_path, clients):
                     + playground_keys(pg))
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
-        t = clients(d.port)
-        name = unique_name("nh")
-        t.register(name)  # the menu is too long for "Your choice": straight to NetHack
-        t.send("1")
+        # the menu is too long for "Your choice": straight to NetHack
+        t, name = new_player(d, clients, "nh", "1")
         to_map(t)
         settle(t)
         t.play_keys("S")
@@ -672,8 +672,7 @@ def test_each_player_sees_only_its_own_saves(bindir, tmp_path, clients):
         t.wait_for("8) Play snoop")
         assert [p.name for p in own_saves(pg, name).iterdir()] == [f"{games_ids()[0]}{name}.gz"]
         assert not any((pg / "save").iterdir())
-        s = clients(d.port)
-        s.register(unique_name("sn"))
+        s, _ = new_player(d, clients, "sn")
         s.send(str(2 + len(TOYS)))
         s.wait_for("snoop ready")
         s.send(f"{own_saves(pg, name).parent}\r")
@@ -723,8 +722,7 @@ def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clien
         levels = level_files(pg, own_playground(pg, victim))
         assert levels and levels == level_files(own_playground(pg, victim)), levels
         assert not level_files(pg)
-        s = clients(d.port)
-        s.register(unique_name("gr"))
+        s, _ = new_player(d, clients, "gr")
         s.send(str(2 + len(TOYS)))
         s.wait_for("grab ready")
         s.send(f"{levels[0]}\r")
@@ -871,23 +869,14 @@ def test_idle_games_are_hung_up(bindir, tmp_path, clients):
     """game-idle is the default, a section's idle overrides it; a key
     restarts the clock. The awake game starts first and sits without a key
     while the sleepy one is hung up: idle = 0 is never."""
-    open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
-    conf = tmp_path / "warren.conf"
-    conf.write_text("game-idle = 2\n"
-                    f"[game sleepy]\ncommand = {toy} nohup\nhangup-timeout = 1\n"
-                    f"[game awake]\ncommand = {toy} winsize\nidle = 0\n")
-    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
-    d.start()
+    d = start_hosted(bindir, tmp_path, "game-idle = 2\n"
+                     f"[game sleepy]\ncommand = {toy} nohup\nhangup-timeout = 1\n"
+                     f"[game awake]\ncommand = {toy} winsize\nidle = 0\n")
     try:
-        a = clients(d.port)
-        a.register(unique_name("awake"))
-        a.send("2")
+        a, _ = new_player(d, clients, "awake", "2")
         a.wait_for("size 80x24")
-        t = clients(d.port)
-        name = unique_name("idle")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "idle", "1")
         t.wait_for("nohup ready")
         for _ in range(4):  # 4 s of keys a second apart: never idle for 2 s
             time.sleep(1)
@@ -968,9 +957,7 @@ def test_rc_editor_over_telnet(nethack, clients):
     """e in the menu edits the player's NetHack rc file: made from the
     default on first use; change, insert, delete; q drops, s saves."""
     d, _ = nethack
-    t = clients(d.port)
-    name = unique_name("rc")
-    t.register(name)
+    t, name = new_player(d, clients, "rc")
     t.wait_for("Your choice")
     assert "e) Edit a game's rc file" in t.text()
     t.send("e")  # one game has an rc file: straight to it
@@ -1024,13 +1011,9 @@ def test_rc_editor_waits_for_no_slow_spawner(nethack, clients):
     spawner goes on, both work."""
     d, _ = nethack
     spawner = spawner_of(d)
-    a = clients(d.port)
-    a.register(unique_name("on"))
-    a.send(toy_key("keys"))
+    a, _ = new_player(d, clients, "on", toy_key("keys"))
     a.wait_for("keys ready")
-    t = clients(d.port)
-    name = unique_name("rcs")
-    t.register(name)
+    t, name = new_player(d, clients, "rcs")
     t.wait_for("Your choice")
     web = Web(d.http)
     web.session = web.register(unique_name("rcw"), "correct horse").session
@@ -1074,9 +1057,7 @@ def test_a_save_in_flight_at_shutdown_is_not_waited_for_nor_made(nethack, client
     saved, and the spawner, going on after, does not make it."""
     d, _ = nethack
     spawner = spawner_of(d)
-    t = clients(d.port)
-    name = unique_name("rcd")
-    t.register(name)
+    t, name = new_player(d, clients, "rcd")
     t.wait_for("Your choice")
     t.send("e")
     t.wait_for("Your rc file of NetHack 3.6.6")

@@ -17,31 +17,21 @@ import signal
 import time
 
 from harness import Daemon, Web, unique_name
-from test_hosted import (OWN_XLOG, SHARED, TOYS, for_games, games_ids, open_to_games,
-                         own_playground, playground, playground_keys, program_of, quit_nethack,
-                         settle, to_map, toy_copy)
+from test_hosted import (OWN_XLOG, SHARED, TOYS, for_games, games_ids, new_player, open_to_games,
+                         own_playground, playground, playground_keys, program_of, program_pid,
+                         quit_nethack, settle, start_hosted, to_map, toy_copy)
 
 # what the row's death holds that must reach nobody: C1 CSI raw and in
 # UTF-8, bytes that are not UTF-8, a right-to-left override
 FORBIDDEN = re.compile(rb"\x9b|\xc2[\x80-\x9f]|\xff|\xfe|\xe2\x80\xae")
 
 
-def start(bindir, tmp_path, sections, **kw):
-    open_to_games(tmp_path)  # the games' user makes and enters the players' directories
-    conf = tmp_path / "warren.conf"
-    conf.write_text(sections)
-    return Daemon(bindir, tmp_path / "daemon", extra=["--config", conf], **kw).start()
-
-
 def play_victim(d, clients, shown):
     """A new player in the first game (the victim), once it shows shown:
     (the client, the player's name, the pid the log gives the game)."""
-    v = clients(d.port)
-    name = unique_name("vi")
-    v.register(name)
-    v.send("1")
+    v, name = new_player(d, clients, "vi", "1")
     v.wait_for(shown)
-    pid = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+    pid = program_pid(d, name, "victim")
     return v, name, pid
 
 
@@ -52,13 +42,10 @@ def test_an_xlog_row_of_control_bytes_reaches_no_page_nor_terminal(bindir, tmp_p
     xlog = tmp_path / "xlogfile"
     xlog.write_text("")
     for_games(xlog)
-    d = start(bindir, tmp_path, f"[game xl]\ncommand = {toy} xlog {xlog} %u\nxlogfile = {xlog}\n",
-              http=True)
+    d = start_hosted(bindir, tmp_path,
+                     f"[game xl]\ncommand = {toy} xlog {xlog} %u\nxlogfile = {xlog}\n", http=True)
     try:
-        t = clients(d.port)
-        name = unique_name("xl")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "xl", "1")
         t.wait_for("4242 points after 7", timeout=15)
         end = t.raw[t.raw.rfind(b"xl is over"):]
         assert b"killed by ?31mred?0m, ?2J, ?? and ?drow?." in end, end
@@ -79,7 +66,7 @@ def test_a_program_reaches_no_network_unless_its_section_says_host(bindir, tmp_p
     program is in a network namespace whose loopback is down, its files its
     user's. network = host gives it the machine's network."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, "")
+    d = start_hosted(bindir, tmp_path, "")
     conf = tmp_path / "warren.conf"
     conf.write_text(f"[game cut]\ncommand = {toy} connect {d.port}\n"
                     f"[game open]\ncommand = {toy} connect {d.port}\nnetwork = host\n"
@@ -87,10 +74,7 @@ def test_a_program_reaches_no_network_unless_its_section_says_host(bindir, tmp_p
     d.stop()
     d.start()
     try:
-        t = clients(d.port)
-        name = unique_name("nt")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "nt", "1")
         t.wait_for("connect: Network is unreachable")
         t.send("q")
         t.wait_for("has ended")
@@ -117,7 +101,7 @@ def test_a_host_section_with_a_user_of_its_own_is_not_warned_of(bindir, tmp_path
     """The warning names only a section that shares its user with a boxed
     one."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, "")
+    d = start_hosted(bindir, tmp_path, "")
     conf = tmp_path / "warren.conf"
     conf.write_text(f"[game cut]\ncommand = {toy} report\n"
                     f"[game open]\ncommand = {toy} report\nnetwork = host\nuser = nobody\n")
@@ -136,13 +120,11 @@ def test_one_game_cannot_reach_anothers_abstract_unix_socket(bindir, tmp_path, c
     first game's own program reaches it."""
     toy = toy_copy(bindir, tmp_path)
     sock = unique_name("sk")
-    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} unix listen {sock}\n"
-                                f"[game reach]\ncommand = {toy} unix connect {sock}\n")
+    d = start_hosted(bindir, tmp_path, f"[game victim]\ncommand = {toy} unix listen {sock}\n"
+                                       f"[game reach]\ncommand = {toy} unix connect {sock}\n")
     try:
         v, _, pid = play_victim(d, clients, "unix listen: ok")
-        t = clients(d.port)
-        t.register(unique_name("rc"))
-        t.send("2")
+        t, _ = new_player(d, clients, "rc", "2")
         said = re.compile(r"unix connect: (ok|Connection refused|Operation not permitted)")
         assert said.search(t.wait_for(said)).group(1) != "ok"
         t.send("q")
@@ -157,13 +139,11 @@ def test_one_game_neither_traces_nor_reads_another(bindir, tmp_path, clients):
     """Both run as the games' user; each in a user namespace of its own, so
     the kernel refuses ptrace and /proc/PID/environ across them."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} winsize\n"
-                                f"[game peek]\ncommand = {toy} peek\n")
+    d = start_hosted(bindir, tmp_path, f"[game victim]\ncommand = {toy} winsize\n"
+                                       f"[game peek]\ncommand = {toy} peek\n")
     try:
         v, _, pid = play_victim(d, clients, "size 80x24")
-        t = clients(d.port)
-        t.register(unique_name("pk"))
-        t.send("2")
+        t, _ = new_player(d, clients, "pk", "2")
         t.wait_for("peek ready")
         t.send(f"{pid}\r")
         t.wait_for("environ: no ptrace: no")
@@ -181,8 +161,8 @@ def test_one_game_cannot_kill_another(bindir, tmp_path, clients):
     other's program by its pid on the machine; the attacker's own game
     ends as any game does."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n"
-                                f"[game killer]\ncommand = {toy} kill\n")
+    d = start_hosted(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n"
+                                       f"[game killer]\ncommand = {toy} kill\n")
     try:
         v, name, logged = play_victim(d, clients, "keys ready")
         victim = program_of(logged)
@@ -190,9 +170,7 @@ def test_one_game_cannot_kill_another(bindir, tmp_path, clients):
         for key, target, refused in (("a", "", "kill -1: No such process"),
                                      ("b", victim, f"kill {victim}: No such process"),
                                      ("c", logged, f"kill {logged}: No such process")):
-            t = clients(d.port)
-            t.register(unique_name("kl"))
-            t.send("2")
+            t, _ = new_player(d, clients, "kl", "2")
             t.wait_for("kill ready")
             t.send(f"{target}\r")
             t.wait_for(refused)
@@ -216,7 +194,7 @@ def test_a_stray_signal_to_a_games_box_saves_and_never_kills(bindir, tmp_path, c
     reaches the program as a hangup, on which a game saves (NetHack dies
     unsaved of a SIGTERM), never as itself."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n")
+    d = start_hosted(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n")
     try:
         v, name, holder = play_victim(d, clients, "keys ready")
         for sig in (signal.SIGUSR1, signal.SIGQUIT, signal.SIGINT, signal.SIGALRM):
@@ -239,17 +217,15 @@ def test_a_game_sees_only_its_own_processes_and_player(bindir, tmp_path, clients
     directory and files are not there to open."""
     toy = toy_copy(bindir, tmp_path)
     games = (tmp_path / "daemon" / "games").resolve()
-    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys %u\n"
-                                f"[game snoop]\ncommand = {toy} snoop {games} {games}/victim\n")
+    d = start_hosted(bindir, tmp_path,
+                     f"[game victim]\ncommand = {toy} keys %u\n"
+                     f"[game snoop]\ncommand = {toy} snoop {games} {games}/victim\n")
     try:
         v, name, _ = play_victim(d, clients, "keys ready")
         own = games / "victim" / name
         (own / "secret").write_text("the victim's rc file\n")
         for_games(own / "secret")
-        t = clients(d.port)
-        spy = unique_name("sn")
-        t.register(spy)
-        t.send("2")
+        t, spy = new_player(d, clients, "sn", "2")
         t.wait_for("snoop ready")
         t.send(f"{own}\r")
         text = t.wait_for(re.compile(r"open file: .+"))
@@ -278,17 +254,14 @@ def test_a_box_that_cannot_be_made_refuses_the_start(bindir, tmp_path, clients):
     pg.mkdir()
     (pg / "record").write_text("")
     open_to_games(pg)
-    d = start(bindir, tmp_path, f"[game nopg]\ncommand = {toy} keys\n"
-                                f"playground = {tmp_path / 'missing'}\n"
-                                f"[game noshared]\ncommand = {toy} keys\n"
-                                f"playground = {pg}\nplayground-shared = record logfile\n")
+    d = start_hosted(bindir, tmp_path, f"[game nopg]\ncommand = {toy} keys\n"
+                                       f"playground = {tmp_path / 'missing'}\n"
+                                       f"[game noshared]\ncommand = {toy} keys\n"
+                                       f"playground = {pg}\nplayground-shared = record logfile\n")
     try:
         for key, game, step in (("1", "nopg", "playground mount"),
                                 ("2", "noshared", "playground shared")):
-            t = clients(d.port)
-            name = unique_name("ns")
-            t.register(name)
-            t.send(key)
+            t, name = new_player(d, clients, "ns", key)
             t.wait_for("The game cannot start now")
             d.wait_log(rf"cannot start game={game} user={name}: {step}: "
                        "No such file or directory")
@@ -341,9 +314,7 @@ def test_a_link_at_the_own_xlogfiles_place_is_not_followed(bindir, tmp_path, cli
                     f"xlogfile = {OWN_XLOG}\n" + playground_keys(pg))
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
-        t = clients(d.port)
-        name = unique_name("ln")
-        t.register(name)
+        t, name = new_player(d, clients, "ln")
         t.send(str(2 + len(TOYS)))
         t.wait_for("keys ready")
         forged = tmp_path / "forged"
@@ -368,9 +339,7 @@ def test_a_link_at_the_own_xlogfiles_place_is_not_followed(bindir, tmp_path, cli
 def grab(d, clients, key, name):
     """A new player's grab game (menu key key) opens name in the
     playground to write: what it says."""
-    s = clients(d.port)
-    s.register(unique_name("gr"))
-    s.send(key)
+    s, _ = new_player(d, clients, "gr", key)
     s.wait_for("grab ready")
     s.send(f"{name}\r")
     text = s.wait_for(re.compile(rf"grab {name}: .+"))
@@ -400,10 +369,8 @@ def test_a_game_writes_neither_shared_data_nor_another_players_top_ten(bindir, t
                     + "playground-shared-rw = data\n")
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
-        v = clients(d.port)
-        victim = unique_name("nv")
-        v.register(victim)  # the menu is too long for "Your choice": straight to NetHack
-        v.send("1")
+        # the menu is too long for "Your choice": straight to NetHack
+        v, victim = new_player(d, clients, "nv", "1")
         to_map(v)
         key = str(2 + len(TOYS))
         # the data the games' user may write is read-only in the box (the

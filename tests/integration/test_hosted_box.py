@@ -21,8 +21,8 @@ import time
 import pytest
 
 from harness import PW, Daemon, Web, daemon_exe, unique_name
-from test_hosted import (NETHACK, RC, answer_until, for_games, games_ids, open_to_games,
-                         playground, settle, toy_copy)
+from test_hosted import (NETHACK, RC, answer_until, for_games, games_ids, new_player,
+                         open_to_games, playground, program_pid, settle, start_hosted, toy_copy)
 
 if os.geteuid() != 0:  # these tests are about what a root daemon gives away
     raise RuntimeError("the hosted box tests run as root (as CI does)")
@@ -43,10 +43,6 @@ def proc_ids(pid):
     uids = [int(x) for x in re.search(r"^Uid:\s+(.*)$", status, re.M).group(1).split()]
     caps = int(re.search(r"^CapEff:\s+([0-9a-f]+)$", status, re.M).group(1), 16)
     return uids, caps
-
-
-def program_pid(d, name, game):
-    return int(d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1))
 
 
 def machine_pid_of(holder, boxed):
@@ -95,32 +91,23 @@ def box(bindir, tmp_path):
             "victim": tmp_path / "victim", "elsewhere": elsewhere}
 
 
-def start(bindir, root, conf_text, **kw):
-    conf = root / "warren.conf"
-    conf.write_text(conf_text)
-    return Daemon(bindir, root / "daemon", extra=["--config", conf], **kw).start()
-
-
 def test_planted_links_read_write_and_chown_nothing(bindir, box, clients):
     """A hosted program links its rc file to a root-only file and rc.new to
     another path; the player's directory is replaced by a link. The telnet
     editor and /options/ID read none of it, write nowhere else, chown
     nothing, and say why."""
     toy, secret, victim = box["toy"], box["secret"], box["victim"]
-    d = start(bindir, box["root"],
-              "[game plant]\n"
-              f"command = {toy} plant nethackrc {secret} {victim}\n"
-              "rcfile = %d/nethackrc\n"
-              f"rc-default = {box['root'] / 'rcdefault'}\n"
-              "[game plantu]\n"
-              f"command = {toy} winsize\n"
-              "rcfile = %d/nethackrc\n"
-              "user = nobody\n", http=True)
+    d = start_hosted(bindir, box["root"],
+                     "[game plant]\n"
+                     f"command = {toy} plant nethackrc {secret} {victim}\n"
+                     "rcfile = %d/nethackrc\n"
+                     f"rc-default = {box['root'] / 'rcdefault'}\n"
+                     "[game plantu]\n"
+                     f"command = {toy} winsize\n"
+                     "rcfile = %d/nethackrc\n"
+                     "user = nobody\n", http=True)
     try:
-        t = clients(d.port)
-        name = unique_name("pl")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "pl", "1")
         t.wait_for("planted")  # the program, in its own directory, planted both links
         t.send("q")
         t.wait_for("has ended")
@@ -202,17 +189,14 @@ def test_games_run_as_the_games_user_never_root(bindir, box, clients):
     user = nobody runs as nobody (its directory made for it); the player's
     directory belongs to that user, 0700, games-dir/ID to warrend's, 0711."""
     toy = box["toy"]
-    d = start(bindir, box["root"],
-              f"[game plain]\ncommand = {toy} winsize\n"
-              f"[game asnobody]\ncommand = {toy} winsize\nuser = nobody\n")
+    d = start_hosted(bindir, box["root"],
+                     f"[game plain]\ncommand = {toy} winsize\n"
+                     f"[game asnobody]\ncommand = {toy} winsize\nuser = nobody\n")
     try:
         games_uid = games_ids()[0]
         for key, game, uid in (("1", "plain", games_uid),
                                ("2", "asnobody", pwd.getpwnam("nobody").pw_uid)):
-            t = clients(d.port)
-            name = unique_name("u")
-            t.register(name)
-            t.send(key)
+            t, name = new_player(d, clients, "u", key)
             t.wait_for("size 80x24")
             pid = program_pid(d, name, game)
             uids, caps = proc_ids(pid)
@@ -240,13 +224,12 @@ def test_root_and_missing_users(bindir, box, clients):
                             "--db", str(root / "bad.db")], capture_output=True, text=True,
                            timeout=30)
         assert r.returncode == 2 and why in r.stderr, r.stderr
-    d = start(bindir, root, f"games-user = no-such-games-user\n[game g]\ncommand = {toy} winsize\n")
+    d = start_hosted(bindir, root,
+                     f"games-user = no-such-games-user\n[game g]\ncommand = {toy} winsize\n")
     try:
         assert ("hosted game g: g is not available: its user no-such-games-user does not exist "
                 "(make deps or deploy/RUNNING.md creates it)") in d.log()
-        t = clients(d.port)
-        t.register(unique_name("mu"))
-        t.send("1")
+        t, _ = new_player(d, clients, "mu", "1")
         t.wait_for("g is not available: its user no-such-games-user does not exist.")
         assert "hosted start" not in d.log()
     finally:
@@ -256,8 +239,8 @@ def test_root_and_missing_users(bindir, box, clients):
 def test_a_setsid_grandchild_ends_with_its_game_and_with_warrend(bindir, box, clients):
     """ptytoy setsid leaves a grandchild in a session of its own, its parent
     gone. It is gone when the game ends, and when warrend is SIGKILLed."""
-    d = start(bindir, box["root"], f"[game setsid]\ncommand = {box['toy']} setsid\n"
-                                   "hangup-timeout = 2\n")
+    d = start_hosted(bindir, box["root"], f"[game setsid]\ncommand = {box['toy']} setsid\n"
+                                          "hangup-timeout = 2\n")
     try:
         name = unique_name("gc")
         t = clients(d.port)
@@ -290,10 +273,7 @@ def test_nethack_debug_mode_is_unreachable(bindir, tmp_path, clients):
     (tmp_path / "nethackrc").write_text(RC + "OPTIONS=playmode:debug\n")
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
-        t = clients(d.port)
-        name = unique_name("wz")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "wz", "1")
         t.wait_for("Shall I pick", timeout=20)
         answer_until(t, "Dlvl:1")
         uids, _ = proc_ids(program_pid(d, name, "nethack"))
@@ -352,10 +332,7 @@ def test_run_as_drops_root_while_games_start(bindir, box, clients):
         spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
         suids, scaps = proc_ids(spawner)
         assert suids[0] == 0 and scaps and not scaps & (1 << 21)  # root, without CAP_SYS_ADMIN
-        t = clients(d.port)
-        name = unique_name("ra")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "ra", "1")
         t.wait_for("size 80x24")
         assert proc_ids(program_pid(d, name, "plain"))[0] == [games_ids()[0]] * 4
         assert owner_mode(ddir / "games") == (nobody, 0o711)
@@ -368,10 +345,9 @@ def test_xlogfile_is_read_safely(bindir, box, clients):
     loop, a link is not followed, a long file is read from its tail."""
     toy, root = box["toy"], box["root"]
     xlog = root / "xlog"
-    d = start(bindir, root, f"[game ex]\ncommand = {toy} exit 0\nxlogfile = {xlog}\n")
+    d = start_hosted(bindir, root, f"[game ex]\ncommand = {toy} exit 0\nxlogfile = {xlog}\n")
     try:
-        other = clients(d.port)
-        other.register(unique_name("ok"))
+        other, _ = new_player(d, clients, "ok")
         name = unique_name("xl")
         row = (f"version=3.6.6\tname={name}\tdeath=quit\tpoints=777\tturns=5\t"
                f"endtime={int(time.time()) + 5}\n")
@@ -433,8 +409,8 @@ def traced(bindir, root, conf_text, trace, play):
     """The system calls (names) warrend and everything it starts made, traced
     with strace -f while play(daemon) ran: the build installed, not the
     sanitizer's."""
-    d = start(bindir, root, conf_text, exe=pathlib.Path(bindir) / "warrend",
-              wrap=("strace", "-f", "-qq", "-o", str(trace)))
+    d = start_hosted(bindir, root, conf_text, exe=pathlib.Path(bindir) / "warrend",
+                     wrap=("strace", "-f", "-qq", "-o", str(trace)))
     try:
         play(d)
     finally:  # warrend itself told to end (strace holds on to a SIGTERM), strace with it
@@ -452,9 +428,7 @@ def test_a_hosted_start_makes_only_calls_the_unit_allows(bindir, box, clients, t
     filter refuses: one would kill the spawner, or every start, in
     production. Traced over a start, a game and an end."""
     def play(d):
-        t = clients(d.port)
-        t.register(unique_name("sc"))
-        t.send("1")
+        t, _ = new_player(d, clients, "sc", "1")
         t.wait_for("keys ready", timeout=30)
         t.send("ab")
         t.wait_for("got ", timeout=30)
@@ -474,9 +448,7 @@ def test_nethack_makes_only_calls_the_unit_allows(bindir, tmp_path, clients):
     _, conf = playground(tmp_path, bindir)
 
     def play(d):
-        t = clients(d.port)
-        t.register(unique_name("nh"))
-        t.send("1")
+        t, _ = new_player(d, clients, "nh", "1")
         answer_until(t, "Dlvl:1", timeout=60)
         settle(t)  # past a long welcome's --More--
         t.send("s" * 3)
@@ -510,12 +482,10 @@ def test_a_program_writes_nowhere_its_disk_cap_does_not_count(bindir, box, clien
     try:
         os.chmod(place, 0o711)
         toy = toy_copy(bindir, place)
-        d = start(bindir, box["root"], f"games-dir = {place / 'gd'}\n"
-                  f"[game toy]\ncommand = {toy} spill {' '.join(scratch)}\n")
+        d = start_hosted(bindir, box["root"], f"games-dir = {place / 'gd'}\n"
+                         f"[game toy]\ncommand = {toy} spill {' '.join(scratch)}\n")
         try:
-            t = clients(d.port)
-            t.register(unique_name("sp"))
-            t.send("1")
+            t, _ = new_player(d, clients, "sp", "1")
             text = t.wait_for("spill done", timeout=30)
             for p in scratch:
                 said = "ok" if p == "/var/tmp" else "Read-only file system"
@@ -550,12 +520,9 @@ def test_a_programs_system_v_memory_ends_with_its_game(bindir, box, clients):
     whose segments go with it."""
     uid = games_ids()[0]
     before = set(shm_segments(uid))
-    d = start(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} sysv\n")
+    d = start_hosted(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} sysv\n")
     try:
-        t = clients(d.port)
-        name = unique_name("sv")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "sv", "1")
         t.wait_for("sysv shm ")
         t.send("q")
         d.wait_log(rf"program exited user={name} game=toy ")
@@ -577,17 +544,13 @@ def test_a_program_cannot_undo_its_box(bindir, box, clients):
     and it still sees only its own game's directory and its own two
     processes."""
     toy, gd = box["toy"], box["root"] / "gd"
-    d = start(bindir, box["root"],
-              f"games-dir = {gd}\n[game victim]\ncommand = {toy} winsize\n"
-              f"[game toy]\ncommand = {toy} unmount {gd}\n")
+    d = start_hosted(bindir, box["root"],
+                     f"games-dir = {gd}\n[game victim]\ncommand = {toy} winsize\n"
+                     f"[game toy]\ncommand = {toy} unmount {gd}\n")
     try:
-        v = clients(d.port)
-        v.register(unique_name("vi"))
-        v.send("1")
+        v, _ = new_player(d, clients, "vi", "1")
         v.wait_for("size 80x24")  # games-dir/victim/NAME exists, the game live
-        t = clients(d.port)
-        t.register(unique_name("un"))
-        t.send("2")
+        t, _ = new_player(d, clients, "un", "2")
         text = t.wait_for("unmount done", timeout=30)
         assert "namespaces: Operation not permitted" in text, text  # the filter's unshare
         assert re.search(r"umount dir: (?!ok)", text), text

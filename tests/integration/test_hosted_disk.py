@@ -18,18 +18,12 @@ import time
 import pytest
 
 from harness import Daemon, unique_name
-from test_hosted import answer_until, open_to_games, own_saves, playground, settle, to_map, toy_copy
+from test_hosted import (answer_until, new_player, own_saves, playground, program_pid, settle,
+                         start_hosted as start, to_map, toy_copy)
 
 STOPPED = "was stopped: your files for it went over its cap."
 REFUSED = "cannot start: your files for it are over its cap."
 HELP = "It can start again once they fit: an admin can help."
-
-
-def start(bindir, tmp_path, sections):
-    open_to_games(tmp_path)
-    conf = tmp_path / "warren.conf"
-    conf.write_text(sections)
-    return Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
 
 
 def fill_sections(toy):
@@ -60,7 +54,7 @@ def told(t, first, over):
 def stopped_then_refused(d, t, name, game, key, status, over):
     """name's game (menu key) went over: stopped with status (told),
     refused while over, started once the operator made room."""
-    pid = d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1)
+    pid = program_pid(d, name, game)
     d.wait_log(rf"spawner: disk over game={game} dir={name} pid={pid} ")
     d.wait_log(rf"hosted stopped user={name} game={game}: over its disk cap: {re.escape(over)}")
     d.wait_log(rf"program exited user={name} game={game} pid={pid} status={status}\b", timeout=10)
@@ -81,15 +75,9 @@ def test_a_program_over_its_cap_is_stopped_told_and_refused_until_under(bindir, 
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path, fill_sections(toy))
     try:
-        t = clients(d.port)
-        name = unique_name("by")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "by", "1")
         stopped_then_refused(d, t, name, "bytes", "1", 1, "They take 12.0 MB, over the 8 MB allowed")
-        f = clients(d.port)
-        other = unique_name("fi")
-        f.register(other)
-        f.send("2")
+        f, other = new_player(d, clients, "fi", "2")
         stopped_then_refused(d, f, other, "files", "2",
                              1, "They are 150 files and directories, over the 100 allowed")
         assert (player_dir(d, "bytes", other).exists() is False)  # each player's own
@@ -102,11 +90,8 @@ def test_a_program_that_ignores_the_hangup_at_twice_its_cap_is_killed_at_once(bi
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path, fill_sections(toy))
     try:
-        t = clients(d.port)
-        name = unique_name("hd")
-        t.register(name)
-        t.send("3")
-        pid = d.wait_log(rf"hosted start user={name} game=hard pid=(\d+)").group(1)
+        t, name = new_player(d, clients, "hd", "3")
+        pid = program_pid(d, name, "hard")
         m = d.wait_log(rf"spawner: disk over game=hard dir={name} pid={pid} bytes=(\d+) "
                        r"entries=\d+: killed")
         assert int(m.group(1)) > 16 << 20
@@ -138,10 +123,7 @@ def test_a_program_that_writes_is_measured_as_it_writes(bindir, tmp_path, client
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path, fill_sections(toy))
     try:
-        t = clients(d.port)
-        name = unique_name("la")
-        t.register(name)
-        t.send("4")
+        t, name = new_player(d, clients, "la", "4")
         began = d.wait_log(rf".* INFO hosted start user={name} game=late pid=\d+").group(0)
         over = d.wait_log(rf".* WARN spawner: disk over game=late dir={name} .*: hung up",
                           timeout=10).group(0)
@@ -175,10 +157,7 @@ def test_a_program_cannot_spend_the_machines_inotify_watches(bindir, tmp_path, c
               "disk-files = 5000\n")
     try:
         spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
-        t = clients(d.port)
-        name = unique_name("wd")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "wd", "1")
         t.wait_for("filled 1000", timeout=30)
         time.sleep(2.5)  # a periodic measurement has walked them all
         assert 1 <= inotify_watches(spawner) <= 64, inotify_watches(spawner)
@@ -204,11 +183,8 @@ def test_a_tree_past_the_walks_ceiling_is_hung_up_not_killed(bindir, tmp_path, c
     d = start(bindir, tmp_path, f"[game huge]\ncommand = {toy} fill files 100050 nohup\n"
               "disk-files = 0\nhangup-timeout = 3\n")
     try:
-        t = clients(d.port)
-        name = unique_name("hg")
-        t.register(name)
-        t.send("1")
-        pid = d.wait_log(rf"hosted start user={name} game=huge pid=(\d+)").group(1)
+        t, name = new_player(d, clients, "hg", "1")
+        pid = program_pid(d, name, "huge")
         d.wait_log(rf"spawner: disk over game=huge dir={name} pid={pid} .*: hung up", timeout=60)
         d.wait_log(rf"program exited user={name} game=huge pid={pid} status=9\b", timeout=15)
         assert not re.search(rf"disk over game=huge dir={name} pid={pid} .*: killed", d.log())
@@ -221,10 +197,7 @@ def test_nethack_under_the_default_caps_plays_saves_and_comes_back(bindir, tmp_p
     pg, conf = playground(tmp_path, bindir)
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
-        t = clients(d.port)
-        name = unique_name("nh")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "nh", "1")
         to_map(t)
         settle(t)
         t.play_keys("s" * 5)

@@ -15,8 +15,8 @@ import re
 import pytest
 
 from harness import unique_name
-from test_hosted import toy_copy
-from test_hosted_box import box, start  # noqa: F401 (a fixture)
+from test_hosted import new_player, start_hosted, toy_copy
+from test_hosted_box import box  # noqa: F401 (a fixture)
 
 if os.geteuid() != 0:  # the box is a root daemon's
     raise RuntimeError("the hosted filter tests run as root (as CI does)")
@@ -44,7 +44,7 @@ def test_the_calls_no_game_needs_are_refused_with_eperm(bindir, box, clients, ne
     machine into the OOM killer), userfaultfd, io_uring, bpf, unshare,
     personality, a namespace by clone, and getpid through x32 and i386's
     int 0x80: each fails with EPERM, and the program goes on (no kill)."""
-    d = start(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} calls\n{network}")
+    d = start_hosted(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} calls\n{network}")
     try:
         t = clients(d.port)
         got = calls_of(t, unique_name("sc"))
@@ -86,19 +86,11 @@ def no_seccomp():
 def test_a_filter_that_cannot_be_loaded_refuses_the_start(bindir, tmp_path, clients):
     """Where no filter can be loaded, the game does not start unfiltered:
     the player is told it cannot start, the log says why."""
-    from test_hosted import open_to_games
-    open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
-    conf = tmp_path / "warren.conf"
-    conf.write_text(f"[game toy]\ncommand = {toy} calls\n")
-    from harness import Daemon
-    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf],
-               popen={"preexec_fn": no_seccomp}).start()
+    d = start_hosted(bindir, tmp_path, f"[game toy]\ncommand = {toy} calls\n",
+                     popen={"preexec_fn": no_seccomp})
     try:
-        t = clients(d.port)
-        name = unique_name("nf")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "nf", "1")
         t.wait_for("cannot start")
         d.wait_log(rf"cannot start game=toy user={name}: system call filter: {EPERM}")
         assert b"calls done" not in t.raw and b"call memfd_create" not in t.raw

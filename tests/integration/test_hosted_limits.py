@@ -17,7 +17,7 @@ import pytest
 
 from harness import (ASAN_OPTIONS, CTRL_X, LEAVE, Daemon, WS, Web, daemon_exe, free_port,
                      unique_name)
-from test_hosted import open_to_games
+from test_hosted import new_player, open_to_games
 
 PW = "correct horse"
 
@@ -251,9 +251,7 @@ def test_out_of_descriptors_refuses_a_game_at_once(bindir, tmp_path, clients):
     pid = d.proc.pid
     try:
         spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
-        t = clients(d.port)
-        name = unique_name("fd")
-        t.register(name)
+        t, name = new_player(d, clients, "fd")
         time.sleep(0.3)
         full = open_fds(pid)  # every descriptor in use: the pty cannot come in
         subprocess.run(["prlimit", "--pid", str(pid), f"--nofile={full}:"], check=True)

@@ -13,9 +13,9 @@ import zlib
 
 import pyte
 
-from harness import LEAVE, Daemon, Screen, Web, unique_name
+from harness import LEAVE, Screen, Web, unique_name
 from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
-                         nethack, open_to_games, start_nethack, toy_copy, toy_key)
+                         nethack, new_player, start_hosted, start_nethack, toy_copy, toy_key)
 
 if not NETHACK.exists():  # a missing game fails the run: these tests are never skipped
     raise RuntimeError(f"{NETHACK} missing: run make deps (it installs nethack-console)")
@@ -209,20 +209,13 @@ def test_recording_survives_sigkill(nethack, clients):
 def test_record_max_truncates(bindir, tmp_path, clients):
     """A flood past record-max: the row is marked truncated, the page says
     so, and the daemon and its other players carry on."""
-    open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
-    conf = tmp_path / "warren.conf"
-    conf.write_text("record-max = 4K\n"
-                    f"[game flood]\ncommand = {toy} flood\nhangup-timeout = 1\n")
-    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf])
-    d.start()
+    d = start_hosted(bindir, tmp_path, "record-max = 4K\n"
+                     f"[game flood]\ncommand = {toy} flood\nhangup-timeout = 1\n", http=True)
     try:
-        other = clients(d.port)
-        other.register(unique_name("ok"))
-        t = clients(d.port)
-        name = unique_name("fl")
-        t.register(name)
-        t.send("1", settle=False)  # a flood is never quiet: no settling
+        other, _ = new_player(d, clients, "ok")
+        # a flood is never quiet: no settling
+        t, name = new_player(d, clients, "fl", "1", settle=False)
         t.wait_for("flood")
         d.wait_log(rf"recording user=\d+ game=flood: record-max reached at \d+ bytes")
         other.send("w")
@@ -285,19 +278,14 @@ def test_cast_keeps_none_of_the_programs_sequences(bindir, tmp_path, clients):
     cast parses as asciicast v2, played in a terminal shows the text where
     the program put it, as the browser player's last frame does, and holds
     none of the sequences, only the encoder's drawing."""
-    open_to_games(tmp_path)
     prog = tmp_path / "hostile.sh"
     prog.write_text(HOSTILE)
     os.chmod(prog, 0o755)
-    conf = tmp_path / "warren.conf"
-    conf.write_text(f"[game hostile]\nname = Hostile\ncommand = {prog}\nhangup-timeout = 1\n")
-    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf])
-    d.start()
+    d = start_hosted(bindir, tmp_path,
+                     f"[game hostile]\nname = Hostile\ncommand = {prog}\nhangup-timeout = 1\n",
+                     http=True)
     try:
-        t = clients(d.port)
-        name = unique_name("ho")
-        t.register(name)
-        t.send("1")
+        t, name = new_player(d, clients, "ho", "1")
         t.wait_for("press Enter")
         t.send("\r")
         t.wait_for("Hostile has ended")
@@ -344,10 +332,7 @@ def test_shutdown_writes_the_recording(nethack, clients):
     """SIGTERM before the 2-second flush: what the program wrote is stored,
     and the program's own goodbye after the hangup too."""
     d, _ = nethack
-    t = clients(d.port)
-    name = unique_name("st")
-    t.register(name)
-    t.send(toy_key("winsize"))
+    t, name = new_player(d, clients, "st", toy_key("winsize"))
     t.wait_for("size 80x24")
     t.resize(100, 30)
     t.wait_for("size 100x30")
