@@ -70,13 +70,12 @@ static handle_t foe_beside(game_t *g, const char *name, attacks_t *a)
  * strikes again. */
 START_TEST(paralysed_monster_loses_its_turns)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 31, 0, 1); /* a rogue: too quiet to wake a sleeper */
+    game_t *g = alone(C, 31, 0, 1); /* a rogue: too quiet to wake a sleeper */
     g->pc.ab[AB_DEX] = 14;
     attacks_t a;
     handle_t h = foe_beside(g, "kobold", &a);
     ck_assert_uint_ne(
-        effect_apply(g, h, (uint16_t)effect_named(c, "paralysis"), 10 * SCHED_MOVE, 1),
+        effect_apply(g, h, (uint16_t)effect_named(C, "paralysis"), 10 * SCHED_MOVE, 1),
         HANDLE_NONE);
     for (int i = 0; i < 9; i++)
         key(g, '.');
@@ -93,7 +92,6 @@ START_TEST(paralysed_monster_loses_its_turns)
     ck_assert_int_eq(a.attacks, 0);
     g->watch = NULL;
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -101,12 +99,11 @@ END_TEST
  * its back to the wall. */
 START_TEST(afraid_monster_flees_and_fights_cornered)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 32, 0, 0);
+    game_t *g = alone(C, 32, 0, 0);
     attacks_t a;
     handle_t h = foe_beside(g, "dark elf", &a);
     reg_get(&g->reg, h)->t = g->sched.now + 1000000; /* no spells: blows only */
-    uint16_t fear = (uint16_t)effect_named(c, "fear");
+    uint16_t fear = (uint16_t)effect_named(C, "fear");
     effect_apply(g, h, fear, 50 * SCHED_MOVE, 1);
     for (int i = 0; i < 4; i++)
         key(g, '.');
@@ -125,7 +122,6 @@ START_TEST(afraid_monster_flees_and_fights_cornered)
     ck_assert_int_gt(a.attacks, 0);
     g->watch = NULL;
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -133,11 +129,10 @@ END_TEST
  * kobold still finds you and strikes, and a blind caster casts nothing. */
 START_TEST(confused_stagger_blind_hear)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 33, 0, 0);
+    game_t *g = alone(C, 33, 0, 0);
     attacks_t a;
     handle_t h = foe_beside(g, "kobold", &a);
-    effect_apply(g, h, (uint16_t)effect_named(c, "confusion"), 40 * SCHED_MOVE, 1);
+    effect_apply(g, h, (uint16_t)effect_named(C, "confusion"), 40 * SCHED_MOVE, 1);
     uint32_t from = g->nmsg;
     for (int i = 0; i < 30; i++)
         key(g, '.');
@@ -147,21 +142,20 @@ START_TEST(confused_stagger_blind_hear)
     h = spawn_at(g, "kobold", 4, 0);
     reg_get(&g->reg, h)->flags |= OF_AWARE;
     a = (attacks_t){h, 0};
-    effect_apply(g, h, (uint16_t)effect_named(c, "blindness"), 100 * SCHED_MOVE, 1);
+    effect_apply(g, h, (uint16_t)effect_named(C, "blindness"), 100 * SCHED_MOVE, 1);
     for (int i = 0; i < 20 && !a.attacks; i++)
         key(g, '.');
     ck_assert_int_gt(a.attacks, 0);
     clear_monsters(g);
     h = spawn_at(g, "kobold shaman", 4, 0);
     reg_get(&g->reg, h)->flags |= OF_AWARE;
-    effect_apply(g, h, (uint16_t)effect_named(c, "blindness"), 100 * SCHED_MOVE, 1);
+    effect_apply(g, h, (uint16_t)effect_named(C, "blindness"), 100 * SCHED_MOVE, 1);
     from = g->nmsg;
     for (int i = 0; i < 20; i++)
         key(g, '.');
     ck_assert(!said_since(g, from, "casts"));
     g->watch = NULL;
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -170,21 +164,19 @@ END_TEST
  * 90); the base never changes. */
 START_TEST(slow_and_slow_wear_off_to_the_base)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 34, 0, 0);
-    open_room(g, 5);
+    game_t *g = alone_in_room(C, 34, 0, 0, 5);
     static const char *const KINDS[] = {"giant newt", "flesh golem"};
     for (int k = 0; k < 2; k++) {
         clear_monsters(g);
         handle_t h = spawn_at(g, KINDS[k], 4, 0);
-        int base = c->creatures[kind_named(c, KINDS[k])].speed;
+        int base = C->creatures[kind_named(C, KINDS[k])].speed;
         ck_assert_int_eq(status_speed(g, h), base);
-        effect_apply(g, h, c->slow_effect, 3 * SCHED_MOVE, 1);
+        effect_apply(g, h, C->slow_effect, 3 * SCHED_MOVE, 1);
         ck_assert_int_eq(status_speed(g, h), base / 2);
-        effect_apply(g, h, (uint16_t)effect_named(c, "slowness"), 6 * SCHED_MOVE, 1);
+        effect_apply(g, h, (uint16_t)effect_named(C, "slowness"), 6 * SCHED_MOVE, 1);
         int both = base * 50 / 100 * 50 / 100;
         ck_assert_int_eq(status_speed(g, h), both > SPEED_MIN ? both : SPEED_MIN);
-        effect_apply(g, h, (uint16_t)effect_named(c, "haste"), 2 * SCHED_MOVE, 1);
+        effect_apply(g, h, (uint16_t)effect_named(C, "haste"), 2 * SCHED_MOVE, 1);
         ck_assert_int_gt(status_speed(g, h), both);
         ck_assert_int_eq(reg_get(&g->reg, h)->speed, base);
         for (int i = 0; i < 12 && reg_get(&g->reg, h); i++)
@@ -193,16 +185,13 @@ START_TEST(slow_and_slow_wear_off_to_the_base)
         ck_assert_int_eq(reg_get(&g->reg, h)->speed, base);
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* A wounded monster regains hit points slowly, and stops when whole. */
 START_TEST(monsters_regenerate)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 35, 0, 0);
-    open_room(g, 8);
+    game_t *g = alone_in_room(C, 35, 0, 0, 8);
     handle_t h = spawn_at(g, "ogre", 6, 0);
     obj_t *o = reg_get(&g->reg, h);
     o->flags |= OF_ASLEEP; /* it stays put */
@@ -214,7 +203,7 @@ START_TEST(monsters_regenerate)
     ck_assert_int_eq(o->hp, 10);
     ck_assert(o->flags & OF_REGEN);
     ck_assert(!(o->flags & OF_ASLEEP)); /* a wound wakes */
-    effect_apply(g, h, (uint16_t)effect_named(c, "paralysis"), 300 * SCHED_MOVE, 1);
+    effect_apply(g, h, (uint16_t)effect_named(C, "paralysis"), 300 * SCHED_MOVE, 1);
     for (int i = 0; i < 9; i++)
         key(g, '.');
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, 10); /* slowly: nothing yet */
@@ -227,7 +216,6 @@ START_TEST(monsters_regenerate)
     ck_assert_int_eq(o->hp, 60);
     ck_assert(!(o->flags & OF_REGEN));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -235,13 +223,11 @@ END_TEST
  * a thinking monster does. */
 START_TEST(beasts_use_no_items)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 36, 0, 0);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 36, 0, 0, 6);
     reg_get(&g->reg, g->player)->hp = reg_get(&g->reg, g->player)->hp_max = 100000;
     static const char *const BEASTS[] = {"jackal", "wolf", "giant newt", "skeleton"};
-    uint16_t wand = item_named(c, "wand of magic missile"),
-             potion = item_named(c, "potion of healing");
+    uint16_t wand = item_named(C, "wand of magic missile"),
+             potion = item_named(C, "potion of healing");
     for (int b = 0; b < 4; b++) {
         clear_monsters(g);
         handle_t h = spawn_at(g, BEASTS[b], 4, 0);
@@ -266,7 +252,7 @@ START_TEST(beasts_use_no_items)
     /* new levels' monsters carry a kit only when their mind uses items */
     int kits = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
-        g = down_from_town(game_new(c, seed, NULL));
+        g = down_from_town(game_new(C, seed, NULL));
         for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
             const obj_t *it = reg_get(&g->reg, h);
             const obj_t *holder = it->type == OBJ_ITEM ? reg_get(&g->reg, it->target) : NULL;
@@ -278,7 +264,6 @@ START_TEST(beasts_use_no_items)
         game_free(g);
     }
     ck_assert_int_gt(kits, 0);
-    content_free(c);
 }
 END_TEST
 
@@ -287,14 +272,13 @@ END_TEST
  * you does not hunt you. */
 START_TEST(stealth_against_perception)
 {
-    content_t *c = shipped_content();
     int woke[2] = {0, 0};
     for (int who = 0; who < 2; who++) {
-        game_t *g = alone(c, 37, 0, who ? 0 : 1); /* a rogue, then a fighter */
+        game_t *g = alone(C, 37, 0, who ? 0 : 1); /* a rogue, then a fighter */
         g->pc.ab[AB_DEX] = who ? 10 : 18;
         if (who) {
             handle_t plate =
-                item_new(g, item_named(c, "plate armour"), 1, g->player, 0, 0, 0, NULL);
+                item_new(g, item_named(C, "plate armour"), 1, g->player, 0, 0, 0, NULL);
             handle_t inv[INV_SLOTS];
             int n = item_inventory(g, g->player, inv);
             for (int i = 0; i < n; i++)
@@ -320,7 +304,6 @@ START_TEST(stealth_against_perception)
     }
     ck_assert_int_eq(woke[0], 0);
     ck_assert_int_ge(woke[1], 5);
-    content_free(c);
 }
 END_TEST
 
@@ -328,12 +311,10 @@ END_TEST
  * one, anyone else's small one; aware, nobody's. */
 START_TEST(sneak_attacks_land_on_unaware_monsters)
 {
-    content_t *c = shipped_content();
     long bonus[2] = {0, 0};
     int sneaks[2] = {0, 0};
     for (int cls = 0; cls < 2; cls++) { /* fighter, rogue */
-        game_t *g = alone(c, 38, 0, cls);
-        open_room(g, 3);
+        game_t *g = alone_in_room(C, 38, 0, cls, 3);
         g->pc.xl = 9;
         handle_t t = spawn_at(g, "troll", 1, 0);
         long dmg[2] = {0, 0};
@@ -356,7 +337,6 @@ START_TEST(sneak_attacks_land_on_unaware_monsters)
     ck_assert_int_gt(sneaks[1], 100);
     ck_assert_int_gt(bonus[0], 0);
     ck_assert_msg(bonus[1] > 3 * bonus[0], "rogue %ld, fighter %ld", bonus[1], bonus[0]);
-    content_free(c);
 }
 END_TEST
 
@@ -364,9 +344,7 @@ END_TEST
  * magic), Will resists a hex, and Cha steels a character against fear. */
 START_TEST(saves_ref_will_and_cha)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 39, 0, 0);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 39, 0, 0, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     handle_t lich = spawn_at(g, "lich", 4, 0);
     int dodged = 0, resisted = 0, hit = 0;
@@ -374,16 +352,16 @@ START_TEST(saves_ref_will_and_cha)
         p = reg_get(&g->reg, g->player);
         p->hp = p->hp_max = 100000;
         uint32_t from = g->nmsg;
-        spell_cast_at(g, lich, g->player, spell_named(c, "frost bolt"));
+        spell_cast_at(g, lich, g->player, spell_named(C, "frost bolt"));
         dodged += said_since(g, from, "You dodge part of it.");
         hit += said_since(g, from, "You take");
         from = g->nmsg;
-        spell_cast_at(g, lich, g->player, spell_named(c, "magic missile"));
+        spell_cast_at(g, lich, g->player, spell_named(C, "magic missile"));
         ck_assert(!said_since(g, from, "dodge")); /* magic never misses */
         hit += said_since(g, from, "You take");
         from = g->nmsg;
         status_cure(g, g->player, EFK_(PARALYSED));
-        spell_cast_at(g, lich, g->player, spell_named(c, "hold"));
+        spell_cast_at(g, lich, g->player, spell_named(C, "hold"));
         resisted += said_since(g, from, "You resist the paralysis.");
     }
     status_cure(g, g->player, EFK_(PARALYSED));
@@ -413,17 +391,15 @@ START_TEST(saves_ref_will_and_cha)
     ck_assert_int_lt(abs(conf[1] - conf[0]), 80);
     /* the mindless know no fear */
     handle_t sk = spawn_at(g, "skeleton", -3, 0);
-    ck_assert_uint_eq(status_apply(g, sk, effect_named(c, "fear"), 500, 1, 30), HANDLE_NONE);
+    ck_assert_uint_eq(status_apply(g, sk, effect_named(C, "fear"), 500, 1, 30), HANDLE_NONE);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* Cha sets prices: a charming character pays less, at least 1. */
 START_TEST(charisma_sets_prices)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 40, 0, 0);
+    game_t *g = alone(C, 40, 0, 0);
     g->pc.ab[AB_CHA] = 10;
     ck_assert_int_eq(pc_price(g, 100), 100);
     g->pc.ab[AB_CHA] = 18;
@@ -433,7 +409,6 @@ START_TEST(charisma_sets_prices)
     g->pc.ab[AB_CHA] = 30;
     ck_assert_int_eq(pc_price(g, 1), 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -441,6 +416,7 @@ Suite *suite_game_conduct(void)
 {
     Suite *s = suite_create("game_conduct");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, paralysed_monster_loses_its_turns);
     tcase_add_test(t, afraid_monster_flees_and_fights_cornered);

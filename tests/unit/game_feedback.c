@@ -34,17 +34,15 @@ static void top_row(game_t *g, char *out, int w)
  * and the place on an empty cell. */
 START_TEST(look_on_creatures_items_and_places)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 61, 0, 0);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 61, 0, 0, 4);
     const obj_t *p = reg_get(&g->reg, g->player);
-    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, p->x + 2, p->y, NULL);
+    item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, p->x + 2, p->y, NULL);
     char row[201];
     keys(g, ";ll");
     top_row(g, row, 200);
     ck_assert_msg(strstr(row, "A long sword, on a floor"), "%s", row);
     key(g, KEY_ESC);
-    item_new(g, item_named(c, "dagger"), 1, HANDLE_NONE, g->depth, p->x + 2, p->y, NULL);
+    item_new(g, item_named(C, "dagger"), 1, HANDLE_NONE, g->depth, p->x + 2, p->y, NULL);
     handle_t k = spawn_at(g, "kobold", 2, 0);
     obj_t *o = reg_get(&g->reg, k);
     o->hp_max = 20, o->hp = 3;
@@ -62,7 +60,6 @@ START_TEST(look_on_creatures_items_and_places)
     ck_assert_msg(strstr(row, "A kobold (unhurt, unaware of you)"), "%s", row);
     key(g, KEY_ESC);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -70,18 +67,17 @@ END_TEST
  * and shown on the status line, unless the game's option says by hand. */
 START_TEST(gold_by_walking_and_items_underfoot)
 {
-    content_t *c = shipped_content();
     for (int by_hand = 0; by_hand < 2; by_hand++) {
         game_options_t opt = {.name = "Tester", .gold_by_hand = by_hand};
-        game_t *g = game_new(c, 62, &opt);
+        game_t *g = game_new(C, 62, &opt);
         key(g, '*');
         clear_monsters(g);
         open_room(g, 4);
         const obj_t *p = reg_get(&g->reg, g->player);
         int x = p->x, y = p->y;
         handle_t gold =
-            item_new(g, item_named(c, "gold piece"), 12, HANDLE_NONE, g->depth, x + 1, y, NULL);
-        item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, x + 1, y, NULL);
+            item_new(g, item_named(C, "gold piece"), 12, HANDLE_NONE, g->depth, x + 1, y, NULL);
+        item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, x + 1, y, NULL);
         int32_t before = g->items.gold;
         uint32_t from = g->nmsg;
         key(g, 'l');
@@ -109,7 +105,7 @@ START_TEST(gold_by_walking_and_items_underfoot)
         buf_t blob;
         buf_init(&blob);
         ck_assert_int_eq(game_snapshot(g, &blob), 0);
-        game_t *h = game_load(c, (const uint8_t *)blob.data, blob.len, NULL, 0);
+        game_t *h = game_load(C, (const uint8_t *)blob.data, blob.len, NULL, 0);
         ck_assert_ptr_nonnull(h);
         ck_assert_int_eq(h->gold_by_hand, by_hand);
         ck_assert_uint_eq(game_hash(h), game_hash(g));
@@ -122,19 +118,16 @@ START_TEST(gold_by_walking_and_items_underfoot)
         ck_assert(said_since(g, from, by_hand ? "picks it up" : "stays where it lies"));
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
 /* A bolt that does not kill tells the wound; so does a blow. */
 START_TEST(bolts_and_blows_tell_wounds)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 63, 0, 0);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 63, 0, 0, 4);
     handle_t o = spawn_at(g, "orc", 3, 0);
     reg_get(&g->reg, o)->hp_max = 100, reg_get(&g->reg, o)->hp = 40;
-    handle_t w = item_new(g, item_named(c, "wand of magic missile"), 1, g->player, 0, 0, 0, NULL);
+    handle_t w = item_new(g, item_named(C, "wand of magic missile"), 1, g->player, 0, 0, 0, NULL);
     reg_get(&g->reg, w)->remaining = 5;
     uint32_t from = g->nmsg;
     ck_assert_int_gt(itemuse_use(g, g->player, w, 1, 0), 0);
@@ -150,28 +143,25 @@ START_TEST(bolts_and_blows_tell_wounds)
     }
     ck_assert(said_since(g, from, "The orc is barely scratched."));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* Body armour is a mass noun: "some leather armour", never "a". */
 START_TEST(mass_nouns_from_content)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 64, 0, 0);
+    game_t *g = alone(C, 64, 0, 0);
     static const char *const WANT[][2] = {{"leather armour", "some leather armour"},
                                           {"studded leather armour", "some studded leather armour"},
                                           {"chain mail", "some chain mail"},
                                           {"robe", "a robe"},
                                           {"long sword", "a long sword"}};
     for (size_t i = 0; i < sizeof WANT / sizeof WANT[0]; i++) {
-        handle_t h = item_new(g, item_named(c, WANT[i][0]), 1, HANDLE_NONE, 1, 1, 1, NULL);
+        handle_t h = item_new(g, item_named(C, WANT[i][0]), 1, HANDLE_NONE, 1, 1, 1, NULL);
         char d[96];
         item_describe(g, h, d, sizeof d);
         ck_assert_str_eq(d, WANT[i][1]);
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -179,9 +169,7 @@ END_TEST
  * in the log, on the message line and in the dump. */
 START_TEST(repeats_collapse_everywhere)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 65, 0, 0);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 65, 0, 0, 4);
     handle_t newt = spawn_at(g, "giant newt", 3, 0);
     reg_get(&g->reg, newt)->flags |= OF_AWARE; /* it hunts you: no exploring */
     reg_get(&g->reg, newt)->speed = 1;         /* ...and it takes its time */
@@ -203,7 +191,6 @@ START_TEST(repeats_collapse_everywhere)
     ck_assert_ptr_null(strstr(at + 1, "Not with a giant newt in view."));
     buf_free(&dump);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -211,8 +198,7 @@ END_TEST
  * back whole from a snapshot; a snapshot of an older format is refused. */
 START_TEST(history_of_500_round_trips)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 66, 0, 0);
+    game_t *g = alone(C, 66, 0, 0);
     for (int i = 0; i < 700; i++)
         msg_add(g, "Message number %d.", i);
     ck_assert_uint_ge(MSG_LOG, 500);
@@ -221,7 +207,7 @@ START_TEST(history_of_500_round_trips)
     buf_init(&blob);
     ck_assert_int_eq(game_snapshot(g, &blob), 0);
     char err[160] = "";
-    game_t *h = game_load(c, (const uint8_t *)blob.data, blob.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)blob.data, blob.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_uint_eq(h->nmsg, g->nmsg);
     for (uint32_t i = g->nmsg - MSG_LOG; i < g->nmsg; i++) {
@@ -248,14 +234,13 @@ START_TEST(history_of_500_round_trips)
     uint8_t *old = (uint8_t *)blob.data;
     ck_assert_int_eq(old[4], GAME_SNAPSHOT_VERSION);
     old[4] = GAME_SNAPSHOT_OLDEST - 1;
-    ck_assert_ptr_null(game_load(c, old, blob.len, err, sizeof err));
+    ck_assert_ptr_null(game_load(C, old, blob.len, err, sizeof err));
     char want[64];
     snprintf(want, sizeof want, "format version %d, expected %d", GAME_SNAPSHOT_OLDEST - 1,
              GAME_SNAPSHOT_VERSION);
     ck_assert_msg(strstr(err, want), "%s", err);
     buf_free(&blob);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -266,8 +251,7 @@ END_TEST
  * Escape, space and keys with Ctrl or Alt stay quiet. */
 START_TEST(unknown_keys_say_so)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 67, NULL));
+    game_t *g = started(game_new(C, 67, NULL));
     uint64_t now = g->sched.now;
     uint32_t from = g->nmsg;
     key(g, 'Y');
@@ -278,14 +262,12 @@ START_TEST(unknown_keys_say_so)
     key(g, ' ');
     ck_assert_uint_eq(g->nmsg, from);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(save_and_leave_key)
 {
-    content_t *c = shipped_content();
-    game_t *a = started(game_new(c, 67, NULL)), *b = started(game_new(c, 67, NULL));
+    game_t *a = started(game_new(C, 67, NULL)), *b = started(game_new(C, 67, NULL));
     game_status_t st;
     key(a, 'S');
     key(b, KEY_ESC); /* a key that does nothing and says nothing */
@@ -300,13 +282,12 @@ START_TEST(save_and_leave_key)
     game_free(a);
     game_free(b);
     /* on the creation screen too */
-    a = game_new(c, 68, NULL);
+    a = game_new(C, 68, NULL);
     key(a, 'S');
     game_status(a, &st);
     ck_assert(st.leave);
     ck_assert_int_eq(a->prompt, PROMPT_RACE);
     game_free(a);
-    content_free(c);
 }
 END_TEST
 
@@ -314,6 +295,7 @@ Suite *suite_game_feedback(void)
 {
     Suite *s = suite_create("game_feedback");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, look_on_creatures_items_and_places);
     tcase_add_test(t, gold_by_walking_and_items_underfoot);

@@ -20,18 +20,6 @@
 #include "vision.h"
 #include "world.h"
 
-static content_t *C;
-
-static void setup(void)
-{
-    C = shipped_content();
-}
-
-static void teardown(void)
-{
-    content_free(C);
-}
-
 static int effect_kind(const char *name)
 {
     for (int k = 0; k < C->n_effects; k++)
@@ -630,7 +618,7 @@ Suite *suite_game_item(void)
 {
     Suite *s = suite_create("game_item");
     TCase *t = tcase_create("items");
-    tcase_add_checked_fixture(t, setup, teardown);
+    with_shipped_content(t);
     tcase_add_test(t, content_has_the_kinds);
     tcase_add_test(t, flavours_follow_the_seed);
     tcase_add_test(t, quaffing_identifies_obvious_kinds);

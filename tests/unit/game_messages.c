@@ -67,12 +67,10 @@ static handle_t give(game_t *g, const char *item)
 
 START_TEST(the_aim_line_names_its_target_mid_sentence)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, HUMAN, WIZARD);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 3, HUMAN, WIZARD, 6);
     sturdy(g, "giant rat", 3, 0);
     g->pc.mana = g->pc.mana_max = 50;
-    int bolt = spell_named(c, "magic missile");
+    int bolt = spell_named(C, "magic missile");
     g->pc.spells |= 1u << bolt;
     key(g, 'Z');
     key(g, (uint32_t)spell_letter(g, bolt));
@@ -81,7 +79,6 @@ START_TEST(the_aim_line_names_its_target_mid_sentence)
     top_line(g, line, sizeof line);
     ck_assert_msg(strstr(line, "Cast at the giant rat?"), "%s", line);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -92,8 +89,7 @@ END_TEST
  * off at the screen's edge. */
 START_TEST(a_long_message_is_paged_not_cut)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, HUMAN, FIGHTER);
+    game_t *g = alone(C, 5, HUMAN, FIGHTER);
     msg_dismiss(g);
     msg_add(g, "%s",
             "The walls are scratched with kobold marks and the air stinks of wet fur. A warren!");
@@ -106,15 +102,12 @@ START_TEST(a_long_message_is_paged_not_cut)
     ck_assert_msg(!strncmp(line, "fur. A warren!", 14), "%s", line);
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(proper_names_take_no_article)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, HUMAN, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 5, HUMAN, FIGHTER, 6);
     handle_t skarg = sturdy(g, "Skarg the Kobold King", 3, 0);
     handle_t wand = give(g, "wand of magic missile");
     uint32_t from = g->nmsg;
@@ -124,8 +117,8 @@ START_TEST(proper_names_take_no_article)
     handle_t gnash = sturdy(g, "Old Mother Gnash", 0, 3);
     from = g->nmsg;
     int fear = -1;
-    for (int i = 0; i < c->n_effects; i++)
-        if (!strcmp(c->effects[i].name, "fear"))
+    for (int i = 0; i < C->n_effects; i++)
+        if (!strcmp(C->effects[i].name, "fear"))
             fear = i;
     ck_assert_uint_ne(status_apply(g, gnash, fear, 1000, 1, 0), HANDLE_NONE);
     ck_assert_msg(any_since(g, from, "Old Mother Gnash is terrified!"), "%s", last_msg(g));
@@ -133,7 +126,6 @@ START_TEST(proper_names_take_no_article)
     combat_death(g, g->player, skarg);
     ck_assert_str_eq(g->cause, "killed by Skarg the Kobold King on level 1");
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -142,9 +134,7 @@ END_TEST
 START_TEST(missiles_hit_in_their_own_words)
 {
     static const char *const SWINGS[] = {"swing", "slash", "quick blow", "You hit", "You strike"};
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, HUMAN, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 7, HUMAN, FIGHTER, 6);
     handle_t m = sturdy(g, "orc", 4, 0);
     uint32_t from = g->nmsg;
     for (int i = 0; i < 12; i++)
@@ -160,7 +150,6 @@ START_TEST(missiles_hit_in_their_own_words)
     ck_assert(!any_since(g, from, "arrow") && !any_since(g, from, "shot"));
     ck_assert(any_since(g, from, "You miss the orc.") || any_since(g, from, "the orc"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -168,9 +157,7 @@ END_TEST
  * and never slashes; a bare fist punches. */
 START_TEST(blows_fit_the_weapon)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, HUMAN, CLERIC);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 7, HUMAN, CLERIC, 4);
     handle_t m = sturdy(g, "orc", 1, 0);
     uint32_t from = g->nmsg;
     for (int i = 0; i < 60; i++)
@@ -188,7 +175,6 @@ START_TEST(blows_fit_the_weapon)
     ck_assert(!any_since(g, from, "slash") && !any_since(g, from, "swing"));
     ck_assert(any_since(g, from, "You punch the orc."));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -197,13 +183,11 @@ END_TEST
  * once. */
 START_TEST(a_resisted_poison_is_said_once)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, DWARF, FIGHTER);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 9, DWARF, FIGHTER, 4);
     obj_t *p = reg_get(&g->reg, g->player);
     int hp = p->hp;
     uint32_t from = g->nmsg;
-    effect_apply(g, g->player, c->poison_effect, 800, 1);
+    effect_apply(g, g->player, C->poison_effect, 800, 1);
     for (int i = 0; i < 10; i++)
         keys_paged(g, "s");
     ck_assert(any_since(g, from, "You resist the poison."));
@@ -212,22 +196,21 @@ START_TEST(a_resisted_poison_is_said_once)
     ck_assert_int_eq(reg_get(&g->reg, g->player)->hp, hp);
     game_free(g);
 
-    g = alone(c, 9, HUMAN, FIGHTER);
+    g = alone(C, 9, HUMAN, FIGHTER);
     open_room(g, 4);
     from = g->nmsg;
     hp = reg_get(&g->reg, g->player)->hp;
-    effect_apply(g, g->player, c->poison_effect, 300, 1);
+    effect_apply(g, g->player, C->poison_effect, 300, 1);
     keys_paged(g, "sss");
     ck_assert(any_since(g, from, "You are poisoned."));
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
     handle_t golem = sturdy(g, "flesh golem", 2, 0);
     from = g->nmsg;
-    effect_apply(g, golem, c->poison_effect, 800, 3);
+    effect_apply(g, golem, C->poison_effect, 800, 3);
     keys_paged(g, "ssssss");
     ck_assert(any_since(g, from, "The flesh golem resists the poison."));
     ck_assert(!any_since(g, from, "unharmed"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -235,10 +218,8 @@ END_TEST
  * so rather than that it was unaffected. */
 START_TEST(healing_by_an_element_is_said)
 {
-    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
-    game_t *g = alone(c, 11, HUMAN, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 11, HUMAN, FIGHTER, 6);
     handle_t golem = sturdy(g, "flesh golem", 3, 0);
     reg_get(&g->reg, golem)->hp = 10;
     handle_t wand = give(g, "wand of lightning");
@@ -251,9 +232,8 @@ START_TEST(healing_by_an_element_is_said)
                   last_msg(g));
     ck_assert(!any_since(g, from, "unaffected") && !any_since(g, from, "unharmed"));
     game_free(g);
-    script_vm_forget(vm, c);
+    script_vm_forget(vm, C);
     script_vm_free(vm);
-    content_free(c);
 }
 END_TEST
 
@@ -261,6 +241,7 @@ Suite *suite_game_messages(void)
 {
     Suite *s = suite_create("game_messages");
     TCase *t = tcase_create("messages");
+    with_shipped_content(t);
     tcase_add_test(t, the_aim_line_names_its_target_mid_sentence);
     tcase_add_test(t, proper_names_take_no_article);
     tcase_add_test(t, a_long_message_is_paged_not_cut);

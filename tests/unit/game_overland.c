@@ -181,8 +181,7 @@ static void enter_town(game_t *g, int i)
 
 START_TEST(walking_out_of_town_onto_the_overland)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 42);
+    game_t *g = in_town(C, 42);
     const level_t *town = level_current(g);
     int mid = town->h / 2;
     /* paths through the trees: a gate at each end of the road, trees else */
@@ -204,8 +203,8 @@ START_TEST(walking_out_of_town_onto_the_overland)
     ck_assert(screen_says(g, t->terrs[home->terr].name)); /* the status line names the land */
     /* the overland is the world map: its size, the towns and entrances on it */
     const level_t *lv = level_current(g);
-    ck_assert_int_eq(lv->w, c->world.w);
-    ck_assert_int_eq(lv->h, c->world.h);
+    ck_assert_int_eq(lv->w, C->world.w);
+    ck_assert_int_eq(lv->h, C->world.h);
     for (int i = 0; i < t->n_towns; i++)
         ck_assert_int_eq(level_terrain(lv, t->towns[i].x, t->towns[i].y), MAP_TOWN);
     int roads = 0, sea = 0;
@@ -223,7 +222,6 @@ START_TEST(walking_out_of_town_onto_the_overland)
     key_p(g, '<');
     ck_assert_int_eq(g->depth, ATLAS_OVERLAND);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -231,8 +229,7 @@ END_TEST
  * both far slower than a step in the dungeon (the continent's scale). */
 START_TEST(a_step_on_the_overland_is_at_its_own_scale)
 {
-    content_t *c = shipped_content();
-    game_t *g = outside(c, 42);
+    game_t *g = outside(C, 42);
     const level_t *lv = level_current(g);
     int road = -1, plain = -1;
     for (int i = 0; i < lv->w * lv->h && (road < 0 || plain < 0); i++) {
@@ -257,15 +254,13 @@ START_TEST(a_step_on_the_overland_is_at_its_own_scale)
     ck_assert_uint_lt(by_road, by_land);
     ck_assert_uint_eq(g->atlas.steps, 2);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(every_territorys_entrance_is_reachable_from_the_start)
 {
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= 12; seed++) {
-        game_t *g = outside(c, seed);
+        game_t *g = outside(C, seed);
         const atlas_table_t *t = g->atlas.t;
         const level_t *lv = level_current(g);
         ck_assert_int_ge(t->n_terrs, 6);
@@ -292,14 +287,12 @@ START_TEST(every_territorys_entrance_is_reachable_from_the_start)
         free(reach);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
 START_TEST(entering_a_branch_and_coming_back)
 {
-    content_t *c = shipped_content();
-    game_t *g = outside(c, 7);
+    game_t *g = outside(C, 7);
     int terr = a_branch(g);
     const atlas_terr_t *tr = &g->atlas.t->terrs[terr];
     put(g, tr->ex, tr->ey);
@@ -319,7 +312,7 @@ START_TEST(entering_a_branch_and_coming_back)
     ck_assert_int_eq(st.depth, tr->danger); /* what the lobby shows: its danger */
     ck_assert_int_eq(st.max_depth, 0);      /* the Warren's depth stays the score's */
     /* themed: its rooms take the theme's region */
-    const special_level_t *th = &c->branches[tr->theme];
+    const special_level_t *th = &C->branches[tr->theme];
     int themed = 0;
     for (int r = 0; r < lv->nregions; r++)
         themed += lv->regions[r].kind == th->region;
@@ -342,14 +335,12 @@ START_TEST(entering_a_branch_and_coming_back)
     p = reg_get(&g->reg, g->player);
     ck_assert(p->x == tr->ex && p->y == tr->ey);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(another_towns_shop_sells)
 {
-    content_t *c = shipped_content();
-    game_t *g = outside(c, 11);
+    game_t *g = outside(C, 11);
     int town = other_town(g, 0) >= 0 ? other_town(g, 0) : other_town(g, 1);
     ck_assert_int_ge(town, 0);
     enter_town(g, town);
@@ -371,7 +362,6 @@ START_TEST(another_towns_shop_sells)
     ck_assert_int_lt(g->items.gold, 5000);
     ck_assert_int_eq(item_inventory(g, g->player, inv), before + 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -431,10 +421,9 @@ static game_t *world_with_link(const content_t *c, int by, int *from)
 
 START_TEST(travel_by_road_and_by_water)
 {
-    content_t *c = shipped_content();
     for (int by = ATLAS_BY_ROAD; by <= ATLAS_BY_SEA; by++) {
         int from;
-        game_t *g = world_with_link(c, by, &from);
+        game_t *g = world_with_link(C, by, &from);
         if (from != g->atlas.t->home)
             enter_town(g, from);
         else
@@ -453,14 +442,12 @@ START_TEST(travel_by_road_and_by_water)
         ck_assert_int_eq(g->prompt, PROMPT_NONE);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
 START_TEST(nobody_carries_the_heartstone)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 11);
+    game_t *g = in_town(C, 11);
     g->pc.heartstone = 1;
     beside(g, keeper_of(g, "the travellers' inn"));
     g->items.gold = 5000;
@@ -471,7 +458,6 @@ START_TEST(nobody_carries_the_heartstone)
     ck_assert(said_since(g, from, "Not with that thing"));
     ck_assert_int_eq(g->items.gold, 5000);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -480,8 +466,7 @@ END_TEST
  * town's gates. */
 START_TEST(the_chase_ends_in_a_safe_town)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 29);
+    game_t *g = in_town(C, 29);
     g->pc.heartstone = 1;
     hardy(g);
     uint32_t from = g->nmsg;
@@ -517,7 +502,6 @@ START_TEST(the_chase_ends_in_a_safe_town)
     ck_assert(screen_says(g, g->atlas.t->towns[safe].name));
     ck_assert(screen_says(g, "with the Heartstone"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -534,13 +518,12 @@ static game_t *walked(const content_t *c, uint64_t seed)
 
 START_TEST(the_same_seed_and_keys_give_the_same_game)
 {
-    content_t *c = shipped_content();
-    game_t *a = walked(c, 77), *b = walked(c, 77);
+    game_t *a = walked(C, 77), *b = walked(C, 77);
     ck_assert_uint_gt(a->atlas.steps, 10);
     ck_assert_uint_eq(a->atlas.steps, b->atlas.steps);
     ck_assert_uint_eq(game_hash(a), game_hash(b));
     /* the overland is the same whatever the player did before it */
-    game_t *d = game_new(c, 77, NULL);
+    game_t *d = game_new(C, 77, NULL);
     key(d, '*');
     ck_assert_int_eq(level_enter(d, 1), 0);
     ck_assert_int_eq(level_enter(d, 0), 0);
@@ -552,7 +535,6 @@ START_TEST(the_same_seed_and_keys_give_the_same_game)
     game_free(a);
     game_free(b);
     game_free(d);
-    content_free(c);
 }
 END_TEST
 
@@ -571,10 +553,9 @@ static game_t *round_trip(const content_t *c, const game_t *g)
 
 START_TEST(a_snapshot_on_the_surface_round_trips)
 {
-    content_t *c = shipped_content();
-    game_t *g = walked(c, 78);
+    game_t *g = walked(C, 78);
     ck_assert_int_eq(g->depth, ATLAS_OVERLAND);
-    game_t *h = round_trip(c, g);
+    game_t *h = round_trip(C, g);
     ck_assert_uint_eq(h->atlas.steps, g->atlas.steps);
     ck_assert_uint_eq(h->atlas.encounters, g->atlas.encounters);
     keys_paged(g, "jjjjkkkkhhll");
@@ -584,20 +565,19 @@ START_TEST(a_snapshot_on_the_surface_round_trips)
     int town = other_town(g, 1) >= 0 ? other_town(g, 1) : other_town(g, 0);
     clear_wilds(g);
     enter_town(g, town);
-    game_t *i = round_trip(c, g);
+    game_t *i = round_trip(C, g);
     key_p(i, '<');
     clear_wilds(i);
     int terr = a_branch(i);
     put(i, i->atlas.t->terrs[terr].ex, i->atlas.t->terrs[terr].ey);
     key_p(i, '>');
     ck_assert_int_eq(i->depth, atlas_branch_id(terr, 1));
-    game_t *j = round_trip(c, i);
+    game_t *j = round_trip(C, i);
     ck_assert_int_eq(j->depth, atlas_branch_id(terr, 1));
     game_free(g);
     game_free(h);
     game_free(i);
     game_free(j);
-    content_free(c);
 }
 END_TEST
 
@@ -620,18 +600,17 @@ static uint8_t *read_blob(const char *name, size_t *len)
  * saved again in this format, which this content reads. */
 START_TEST(an_old_format_snapshot_still_restores)
 {
-    content_t *c = shipped_content();
     /* formats before 9 name no kinds: they load under the content that
      * wrote them alone. These were written by warren-lua-3, whose tables
      * are the first rows of this content's (later kinds were appended). */
-    content_t v3 = *c;
+    content_t v3 = *C;
     snprintf(v3.version, sizeof v3.version, "warren-lua-3");
     v3.n_creatures = 93, v3.n_items = 132, v3.n_effects = 15, v3.n_spells = 27;
     size_t len;
     const uint8_t *blob = read_blob("snapshot_v7_town.bin", &len);
     ck_assert_int_eq(blob[4], 7);
     char err[160];
-    ck_assert_ptr_null(game_load(c, blob, len, err, sizeof err));
+    ck_assert_ptr_null(game_load(C, blob, len, err, sizeof err));
     ck_assert_msg(strstr(err, "other content"), "%s", err);
     game_t *g = game_load(&v3, blob, len, err, sizeof err);
     ck_assert_msg(g != NULL, "%s", err);
@@ -654,7 +633,6 @@ START_TEST(an_old_format_snapshot_still_restores)
     ck_assert_ptr_nonnull(g->levels[0]);
     ck_assert_int_eq(level_terrain(g->levels[0], 0, g->levels[0]->h / 2), MAP_GATE);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -662,8 +640,7 @@ END_TEST
  * terminal profile (protocol/glyph.c). */
 START_TEST(the_overland_is_drawn_in_every_glyph_set)
 {
-    content_t *c = shipped_content();
-    game_t *g = outside(c, 5);
+    game_t *g = outside(C, 5);
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
     int wide = 0;
@@ -676,12 +653,11 @@ START_TEST(the_overland_is_drawn_in_every_glyph_set)
     }
     ck_assert_int_gt(wide, 0);
     for (int t = MAP_GATE; t < MAP_TERRAIN_COUNT; t++) {
-        uint32_t ch = c->terrain[t].glyph;
+        uint32_t ch = C->terrain[t].glyph;
         ck_assert(ch < 128 || glyph_fallback(ch));
     }
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -689,8 +665,7 @@ END_TEST
  * stay behind when the player goes in. */
 START_TEST(encounters_come_by_territory)
 {
-    content_t *c = shipped_content();
-    game_t *g = outside(c, 9);
+    game_t *g = outside(C, 9);
     reg_get(&g->reg, g->player)->hp_max = 5000;
     const level_t *lv = level_current(g);
     int met = 0;
@@ -716,7 +691,6 @@ START_TEST(encounters_come_by_territory)
     ck_assert_int_gt(met, 0);
     ck_assert_uint_ge(g->atlas.steps, g->atlas.encounters);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -724,6 +698,7 @@ Suite *suite_game_overland(void)
 {
     Suite *s = suite_create("game_overland");
     TCase *t = tcase_create("overland");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, walking_out_of_town_onto_the_overland);
     tcase_add_test(t, a_step_on_the_overland_is_at_its_own_scale);

@@ -56,10 +56,9 @@ static bool shows(game_t *g, const char *what)
  * stops it has said something (or a prompt is up, or the game is over). */
 START_TEST(explore_always_says_why_it_stops)
 {
-    content_t *c = shipped_content();
     int silent = 0, explores = 0;
     for (uint64_t seed = 14; seed <= 19; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         for (int i = 0; i < 440 && g->state == GAME_RUNNING; i++) {
             if (g->prompt == PROMPT_MORE || g->prompt == PROMPT_LEVELUP) {
                 key(g, g->prompt == PROMPT_MORE ? ' ' : 'a');
@@ -85,7 +84,6 @@ START_TEST(explore_always_says_why_it_stops)
     }
     ck_assert_int_gt(explores, 1000);
     ck_assert_int_eq(silent, 0);
-    content_free(c);
 }
 END_TEST
 
@@ -93,9 +91,7 @@ END_TEST
  * seen but walled off, and past someone in the way: each says why. */
 START_TEST(travel_says_why_it_cannot_start)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, HUMAN, FIGHTER);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 5, HUMAN, FIGHTER, 4);
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     uint32_t from = g->nmsg;
@@ -122,15 +118,13 @@ START_TEST(travel_says_why_it_cannot_start)
     key(g, '.');
     ck_assert(said_since(g, from, "You know no way there from here."));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* A keeper in the one way on: explore says who is in the way. */
 START_TEST(explore_says_who_is_in_the_way)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, HUMAN, FIGHTER);
+    game_t *g = alone(C, 7, HUMAN, FIGHTER);
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     /* a corridor west to east through the player, the map unknown beyond it */
@@ -151,7 +145,6 @@ START_TEST(explore_says_who_is_in_the_way)
     key(g, 'o');
     ck_assert_msg(said_since(g, from, "The shopkeeper is in the way."), "%s", last_msg(g));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -159,9 +152,7 @@ END_TEST
  * top line goes on in the rows below, broken between words. */
 START_TEST(look_shows_the_whole_description)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, HUMAN, FIGHTER);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 7, HUMAN, FIGHTER, 4);
     ck_assert_uint_ne(spawn_at(g, "kobold", 2, 0), HANDLE_NONE);
     keys(g, "xll");
     ck_assert_int_eq(g->prompt, PROMPT_LOOK);
@@ -173,7 +164,6 @@ START_TEST(look_shows_the_whole_description)
     key(g, KEY_ESC);
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -181,9 +171,7 @@ END_TEST
  * and - back, as the aiming cursor does; the look stays open. */
 START_TEST(look_tabs_between_creatures)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, HUMAN, FIGHTER);
-    open_room(g, 4);
+    game_t *g = alone_in_room(C, 7, HUMAN, FIGHTER, 4);
     const obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
     ck_assert_uint_ne(spawn_at(g, "kobold", 2, 0), HANDLE_NONE);
@@ -199,7 +187,6 @@ START_TEST(look_tabs_between_creatures)
     ck_assert(g->cur_x == x + 2 && g->cur_y == y);
     ck_assert_int_eq(g->prompt, PROMPT_LOOK);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -209,9 +196,7 @@ END_TEST
  * which counts the choices only when more than one is owed. */
 START_TEST(level_up_waits_on_its_more)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, HUMAN, FIGHTER);
-    open_room(g, 3);
+    game_t *g = alone_in_room(C, 9, HUMAN, FIGHTER, 3);
     pc_gain_xp(g, pc_xp_for(2));
     for (int i = 0; i < 5 && g->prompt == PROMPT_WELCOME; i++)
         key(g, ' ');
@@ -244,7 +229,7 @@ START_TEST(level_up_waits_on_its_more)
     ck_assert_int_eq(g->pc.pick_hit, 1);
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     game_free(g);
-    g = alone(c, 9, HUMAN, WIZARD);
+    g = alone(C, 9, HUMAN, WIZARD);
     pc_gain_xp(g, pc_xp_for(2));
     for (int i = 0; i < 5 && g->prompt == PROMPT_WELCOME; i++)
         key(g, KEY_ENTER);
@@ -252,7 +237,6 @@ START_TEST(level_up_waits_on_its_more)
     ck_assert(shows(g, "Experience level 2: pick a spell to learn "));
     ck_assert(!shows(g, "to pick"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -261,9 +245,7 @@ END_TEST
  * nothing. */
 START_TEST(death_waits_on_more)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, HUMAN, WIZARD);
-    open_room(g, 3);
+    game_t *g = alone_in_room(C, 9, HUMAN, WIZARD, 3);
     handle_t m = spawn_at(g, "ogre", 1, 0);
     reg_get(&g->reg, m)->flags |= OF_AWARE;
     obj_t *p = reg_get(&g->reg, g->player);
@@ -289,7 +271,6 @@ START_TEST(death_waits_on_more)
     ck_assert_int_eq(g->state, GAME_DEAD);
     (void)h;
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -297,8 +278,7 @@ END_TEST
  * "Really quit?" nor "in which direction?"; both questions were shown. */
 START_TEST(the_dump_holds_no_questions)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 11, HUMAN, FIGHTER);
+    game_t *g = alone(C, 11, HUMAN, FIGHTER);
     key(g, 'c');
     ck_assert(shows(g, "Close in which direction?"));
     key(g, KEY_ESC);
@@ -317,15 +297,13 @@ START_TEST(the_dump_holds_no_questions)
     ck_assert(strstr(d.data, "Last messages:"));
     buf_free(&d);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* C: the character sheet; \: the discoveries; both from ?, no time. */
 START_TEST(sheet_and_discoveries)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 13, HUMAN, WIZARD);
+    game_t *g = alone(C, 13, HUMAN, WIZARD);
     uint64_t now = g->sched.now;
     key(g, 'C');
     ck_assert_int_eq(g->prompt, PROMPT_SHEET);
@@ -336,7 +314,7 @@ START_TEST(sheet_and_discoveries)
     ck_assert(shows(g, "Spells: "));
     key(g, ' ');
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
-    uint16_t heal = item_named(c, "potion of healing"), speed = item_named(c, "potion of speed");
+    uint16_t heal = item_named(C, "potion of healing"), speed = item_named(C, "potion of speed");
     ident_learn(g, heal);
     ident_learn(g, speed);
     key(g, '\\');
@@ -354,7 +332,6 @@ START_TEST(sheet_and_discoveries)
     keys(g, "?f"); /* help's "What you know" */
     ck_assert(shows(g, "character sheet") && shows(g, "discoveries"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -406,8 +383,7 @@ START_TEST(lists_sit_over_the_map)
                  {"?c", 80, "Items (?: topics", true},  {"?", 40, "Help: which topic?", true},
                  {"e", 50, "Equipment", true}, /* its figures wrapped to fit */
                  {"C", 40, "Character sheet", true},    {"?c", 40, "Items (?: topics", false}};
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 13, HUMAN, WIZARD);
+    game_t *g = alone(C, 13, HUMAN, WIZARD);
     key(g, KEY_ESC); /* the messages of the way down read */
     for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
         screen_t *before = screen_new(LISTS[l].w, 24), *up = screen_new(LISTS[l].w, 24);
@@ -432,7 +408,6 @@ START_TEST(lists_sit_over_the_map)
         screen_free(before), screen_free(up), screen_free(after);
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -440,6 +415,7 @@ Suite *suite_game_screens(void)
 {
     Suite *s = suite_create("game_screens");
     TCase *t = tcase_create("screens");
+    with_shipped_content(t);
     tcase_add_test(t, explore_always_says_why_it_stops);
     tcase_add_test(t, travel_says_why_it_cannot_start);
     tcase_add_test(t, explore_says_who_is_in_the_way);

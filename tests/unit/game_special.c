@@ -49,13 +49,12 @@ static bool whole(game_t *g, const level_t *lv)
 
 START_TEST(special_levels_reshape_their_depth)
 {
-    content_t *c = shipped_content();
-    ck_assert_int_ge(c->n_specials, 3);
+    ck_assert_int_ge(C->n_specials, 3);
     for (uint64_t seed = 1; seed <= 3; seed++) {
-        game_t *g = game_new(c, seed, NULL);
-        for (int i = 0; i < c->n_specials; i++) {
-            const special_level_t *sp = &c->specials[i];
-            ck_assert(special_of(c, sp->depth) == sp);
+        game_t *g = game_new(C, seed, NULL);
+        for (int i = 0; i < C->n_specials; i++) {
+            const special_level_t *sp = &C->specials[i];
+            ck_assert(special_of(C, sp->depth) == sp);
             level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, sp->depth);
             ck_assert_int_eq(level_generate(g, lv), 0);
             int count[MAP_TERRAIN_COUNT] = {0}, renamed = 0;
@@ -81,18 +80,16 @@ START_TEST(special_levels_reshape_their_depth)
         level_free(g, lv);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
 START_TEST(a_special_level_says_so_once_with_its_extra_creatures)
 {
-    content_t *c = shipped_content();
     const special_level_t *sp = NULL;
-    for (int i = 0; i < c->n_specials && !sp; i++)
-        sp = c->specials[i].creature >= 0 ? &c->specials[i] : NULL;
+    for (int i = 0; i < C->n_specials && !sp; i++)
+        sp = C->specials[i].creature >= 0 ? &C->specials[i] : NULL;
     ck_assert_ptr_nonnull(sp);
-    game_t *g = alone(c, 21, 0, 0);
+    game_t *g = alone(C, 21, 0, 0);
     ck_assert_int_eq(level_enter(g, sp->depth), 0);
     int told = 0;
     for (size_t i = 0; i < g->nms; i++)
@@ -110,7 +107,6 @@ START_TEST(a_special_level_says_so_once_with_its_extra_creatures)
     ck_assert_int_eq(level_enter(g, sp->depth), 0);
     ck_assert_uint_eq(g->nms, ms); /* told once */
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -138,8 +134,7 @@ static void drop_everything(game_t *g)
 
 START_TEST(deep_water_is_swum_and_drags_the_laden_under)
 {
-    content_t *c = shipped_content();
-    game_t *g = beside_terrain(c, MAP_DEEP_WATER, 22);
+    game_t *g = beside_terrain(C, MAP_DEEP_WATER, 22);
     drop_everything(g);
     uint32_t from = g->nmsg;
     int x = reg_get(&g->reg, g->player)->x;
@@ -149,7 +144,7 @@ START_TEST(deep_water_is_swum_and_drags_the_laden_under)
     ck_assert_int_eq(reg_get(&g->reg, g->player)->hp, 1000);
     /* laden: dragged under, hurt, and things sink */
     for (int i = 0; i < 6; i++)
-        item_new(g, item_named(c, "plate armour"), 1, g->player, 0, 0, 0, &g->play);
+        item_new(g, item_named(C, "plate armour"), 1, g->player, 0, 0, 0, &g->play);
     ck_assert_int_gt(item_carried_weight(g, g->player), SWIM_LOAD);
     for (int i = 0; i < 12; i++) {
         creature_step(g, g->player, -1, 0);
@@ -160,7 +155,6 @@ START_TEST(deep_water_is_swum_and_drags_the_laden_under)
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 1000);
     ck_assert(said_since(g, from, "drags you under"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -168,8 +162,7 @@ END_TEST
  * it finds the way back to dry land. */
 START_TEST(travel_starts_from_deep_water)
 {
-    content_t *c = shipped_content();
-    game_t *g = beside_terrain(c, MAP_DEEP_WATER, 23);
+    game_t *g = beside_terrain(C, MAP_DEEP_WATER, 23);
     drop_everything(g);
     obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
@@ -181,37 +174,33 @@ START_TEST(travel_starts_from_deep_water)
     ck_assert_int_eq(p->x, x - 1);
     ck_assert_int_eq(p->y, y);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(lava_burns_and_a_chasm_drops_you)
 {
-    content_t *c = shipped_content();
-    game_t *g = beside_terrain(c, MAP_LAVA, 23);
+    game_t *g = beside_terrain(C, MAP_LAVA, 23);
     creature_step(g, g->player, 1, 0);
     ck_assert_int_le(reg_get(&g->reg, g->player)->hp, 1000 - 4); /* 4d6 */
     game_free(g);
-    g = beside_terrain(c, MAP_CHASM, 24);
+    g = beside_terrain(C, MAP_CHASM, 24);
     creature_step(g, g->player, 1, 0);
     ck_assert_int_eq(g->depth, 2);
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 1000);
     game_free(g);
     /* a fall kills with its own words */
-    g = beside_terrain(c, MAP_CHASM, 25);
+    g = beside_terrain(C, MAP_CHASM, 25);
     reg_get(&g->reg, g->player)->hp = 1;
     creature_step(g, g->player, 1, 0);
     ck_assert_int_eq(g->state, GAME_DEAD);
     ck_assert_str_eq(g->cause, "killed by a fall on level 2");
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(monsters_keep_out_of_hazards_and_rubble_is_slow)
 {
-    content_t *c = shipped_content();
-    game_t *g = beside_terrain(c, MAP_LAVA, 26);
+    game_t *g = beside_terrain(C, MAP_LAVA, 26);
     handle_t k = spawn_at(g, "kobold", 1, 1); /* south of the lava */
     const obj_t *ko = reg_get(&g->reg, k);
     int kx = ko->x, ky = ko->y;
@@ -220,27 +209,25 @@ START_TEST(monsters_keep_out_of_hazards_and_rubble_is_slow)
     ck_assert(ko->x == kx && ko->y == ky);
     ck_assert(!special_may_enter(g, k, MAP_LAVA) && special_may_enter(g, g->player, MAP_LAVA));
     game_free(g);
-    g = beside_terrain(c, MAP_RUBBLE, 27);
+    g = beside_terrain(C, MAP_RUBBLE, 27);
     int onto_floor = creature_step(g, g->player, 0, -1);
     creature_step(g, g->player, 0, 1);
     int onto_rubble = creature_step(g, g->player, 1, 0);
     ck_assert_int_gt(onto_floor, 0);
-    ck_assert_int_eq(onto_rubble, onto_floor * c->terrain[MAP_RUBBLE].move / 100);
+    ck_assert_int_eq(onto_rubble, onto_floor * C->terrain[MAP_RUBBLE].move / 100);
     ck_assert_int_gt(onto_rubble, onto_floor);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(every_vault_fits_a_level)
 {
-    content_t *c = shipped_content();
-    ck_assert_int_ge(c->n_vaults, 20);
+    ck_assert_int_ge(C->n_vaults, 20);
     mapgen_level_t *m = mapgen_level_new(0, 0);
     ck_assert_ptr_nonnull(m);
-    for (int v = 0; v < c->n_vaults; v++) {
-        mapgen_params_t p = level_params(c, 0, 0, c->vaults[v].min_depth);
-        p.vaults = &c->vaults[v];
+    for (int v = 0; v < C->n_vaults; v++) {
+        mapgen_params_t p = level_params(C, 0, 0, C->vaults[v].min_depth);
+        p.vaults = &C->vaults[v];
         p.nvaults = 1;
         int placed = 0;
         for (uint64_t seed = 1; seed <= 40 && !placed; seed++) {
@@ -250,26 +237,24 @@ START_TEST(every_vault_fits_a_level)
             for (int i = 0; i < m->nregions; i++)
                 placed += m->regions[i].vault == 0;
         }
-        ck_assert_msg(placed, "vault '%s' never fits", c->vaults[v].name);
+        ck_assert_msg(placed, "vault '%s' never fits", C->vaults[v].name);
     }
     mapgen_level_free(m);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(vault_marks_hold_treasure_and_guards)
 {
-    content_t *c = shipped_content();
     int treasure = 0, guards = 0, letters = 0, digits = 0;
     mapgen_level_t *m = mapgen_level_new(0, 0);
     for (uint64_t seed = 1; seed <= 6; seed++) {
-        game_t *g = game_new(c, seed, NULL);
+        game_t *g = game_new(C, seed, NULL);
         for (int d = 2; d <= 12; d++) {
             level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
             g->levels[d] = lv;
             ck_assert_int_eq(level_generate(g, lv), 0);
             /* the same map again, for its marks */
-            mapgen_params_t p = level_params(c, lv->w, lv->h, d);
+            mapgen_params_t p = level_params(C, lv->w, lv->h, d);
             rng_t r;
             rng_seed(&r, rng_hash2(seed, (uint64_t)d), 1);
             ck_assert_int_eq(mapgen_generate(m, &p, &r, NULL, 0), 0);
@@ -290,7 +275,6 @@ START_TEST(vault_marks_hold_treasure_and_guards)
     ck_assert_int_gt(letters, 0);
     ck_assert_int_eq(treasure, letters);  /* every treasure mark holds something */
     ck_assert_int_gt(guards, digits / 2); /* guards, but none by the arrival */
-    content_free(c);
 }
 END_TEST
 
@@ -311,8 +295,7 @@ static game_t *escaping(content_t *c, uint64_t seed)
 
 START_TEST(the_climb_with_the_heartstone_is_a_chase)
 {
-    content_t *c = shipped_content();
-    game_t *g = escaping(c, 28);
+    game_t *g = escaping(C, 28);
     key(g, '<');
     ck_assert_int_eq(g->depth, 1);
     const level_t *lv = level_current(g);
@@ -333,7 +316,6 @@ START_TEST(the_climb_with_the_heartstone_is_a_chase)
     ck_assert_int_eq(g->depth, 1);
     ck_assert(said_since(g, from, "no staircase down"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -342,8 +324,7 @@ END_TEST
  * is game_overland's (a safe town). */
 START_TEST(the_town_is_no_refuge_for_the_heartstone)
 {
-    content_t *c = shipped_content();
-    game_t *g = escaping(c, 29);
+    game_t *g = escaping(C, 29);
     key(g, '<');
     while (g->prompt == PROMPT_MORE)
         key(g, ' ');
@@ -364,7 +345,6 @@ START_TEST(the_town_is_no_refuge_for_the_heartstone)
     }
     ck_assert_int_ge(hunters, 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -372,6 +352,7 @@ Suite *suite_game_special(void)
 {
     Suite *s = suite_create("game_special");
     TCase *t = tcase_create("special");
+    with_shipped_content(t);
     tcase_add_test(t, special_levels_reshape_their_depth);
     tcase_add_test(t, a_special_level_says_so_once_with_its_extra_creatures);
     tcase_add_test(t, deep_water_is_swum_and_drags_the_laden_under);

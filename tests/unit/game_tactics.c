@@ -92,9 +92,7 @@ static void cast_key(game_t *g, int spell)
  * goes on past its target to the range, and stops before a wall. */
 START_TEST(missile_line)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, 0, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 3, 0, FIGHTER, 6);
     const obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
     target_cell_t path[TARGET_RANGE_MAX];
@@ -118,7 +116,6 @@ START_TEST(missile_line)
     ck_assert_int_eq(at, 1);
     ck_assert_uint_eq(target_first(g, g->depth, a, path, n, x, y + 4, NULL), b);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -127,9 +124,7 @@ END_TEST
  * "finds nothing to strike" with the mana spent. */
 START_TEST(missile_round_a_corner)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, 0, WIZARD);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 3, 0, WIZARD, 6);
     const obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
     level_t *lv = level_current(g);
@@ -146,12 +141,11 @@ START_TEST(missile_round_a_corner)
     /* out of sight and reach both: the blocked straight line, as before */
     ck_assert_int_eq(target_path(g, x, y, x + 4, y - 1, 3, path), 1);
     int hp = reg_get(&g->reg, k)->hp, from = (int)g->nmsg;
-    cast_key(g, spell_named(c, "magic missile"));
+    cast_key(g, spell_named(C, "magic missile"));
     key(g, KEY_ENTER);
     ck_assert(!said_since(g, (uint32_t)from, "finds nothing"));
     ck_assert_int_lt(reg_get(&g->reg, k)->hp, hp);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -161,9 +155,7 @@ END_TEST
  * refused as such. */
 START_TEST(target_none_in_view)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 4, 0, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 4, 0, FIGHTER, 6);
     uint64_t t0 = g->sched.now;
     key(g, 'f');
     ck_assert_int_eq(g->prompt, PROMPT_TARGET);
@@ -186,7 +178,6 @@ START_TEST(target_none_in_view)
     ck_assert_str_eq(last_msg(g), "You cannot aim at yourself.");
     ck_assert_uint_eq(g->sched.now, t0);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -195,9 +186,7 @@ END_TEST
  * next time, even when another is nearer; it is saved. */
 START_TEST(target_cursor)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 4, 0, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 4, 0, FIGHTER, 6);
     handle_t near = dummy(g, "kobold", 2, 0), far = dummy(g, "kobold", -4, 0);
     const obj_t *n = reg_get(&g->reg, near), *f = reg_get(&g->reg, far);
     uint64_t t0 = g->sched.now;
@@ -231,7 +220,7 @@ START_TEST(target_cursor)
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0);
     char err[160] = "";
-    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
     ck_assert_msg(h, "%s", err);
     ck_assert_int_eq(h->prompt, PROMPT_TARGET);
     ck_assert_int_eq(h->aim, AIM_FIRE);
@@ -241,7 +230,6 @@ START_TEST(target_cursor)
     buf_free(&b);
     game_free(h);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -250,10 +238,8 @@ END_TEST
  * threw is only seen; travel goes on over it. */
 START_TEST(own_missiles_taken_up_in_passing)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, FIGHTER);
-    open_room(g, 6);
-    uint16_t dagger = item_named(c, "dagger");
+    game_t *g = alone_in_room(C, 5, 0, FIGHTER, 6);
+    uint16_t dagger = item_named(C, "dagger");
     const obj_t *p = reg_get(&g->reg, g->player);
     int x0 = p->x, y0 = p->y, lying = on_floor(g, dagger);
     item_new(g, dagger, 1, HANDLE_NONE, g->depth, x0 + 2, y0, NULL); /* not the player's */
@@ -294,7 +280,6 @@ START_TEST(own_missiles_taken_up_in_passing)
     ck_assert_int_eq(carried(g, dagger), 1);
     ck_assert_int_eq(on_floor(g, dagger), lying + 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -303,11 +288,9 @@ END_TEST
  * be picked up; with no launcher, arrows cannot be fired. */
 START_TEST(throwing_and_firing)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 5, 0, FIGHTER, 6);
     handle_t m = dummy(g, "orc", 4, 0);
-    uint16_t dagger = item_named(c, "dagger"), arrow = item_named(c, "arrow");
+    uint16_t dagger = item_named(C, "dagger"), arrow = item_named(C, "arrow");
     item_new(g, dagger, 1, g->player, 0, 0, 0, NULL);
     handle_t d = carried_handle(g, dagger);
     ck_assert_uint_ne(d, HANDLE_NONE);
@@ -348,7 +331,6 @@ START_TEST(throwing_and_firing)
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     ck_assert(said_since(g, from, "nothing to fire"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -356,11 +338,9 @@ END_TEST
  * a crit), and lands unbroken. */
 START_TEST(throwing_anything)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 14, 0, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 14, 0, FIGHTER, 6);
     handle_t m = dummy(g, "kobold", 0, 3); /* no armour to soak 1d2 */
-    uint16_t food = item_named(c, "ration of food");
+    uint16_t food = item_named(C, "ration of food");
     int lying = on_floor(g, food), hits = 0;
     handle_t r = item_new(g, food, 20, g->player, 0, 0, 0, NULL);
     for (int i = 0; i < 20; i++) {
@@ -375,7 +355,6 @@ START_TEST(throwing_anything)
     ck_assert_int_gt(hits, 0);
     ck_assert_int_eq(on_floor(g, food), lying + 20); /* breaks 0 */
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -383,13 +362,11 @@ END_TEST
  * says which it is; darts are thrown from the quiver with no launcher. */
 START_TEST(quiver)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 6, 0, WIZARD);
-    open_room(g, 6);
-    uint16_t dart = item_named(c, "dart");
+    game_t *g = alone_in_room(C, 6, 0, WIZARD, 6);
+    uint16_t dart = item_named(C, "dart");
     handle_t h = carried_handle(g, dart);
     ck_assert_uint_ne(h, HANDLE_NONE); /* the wizard's kit */
-    item_new(g, item_named(c, "arrow"), 5, g->player, 0, 0, 0, NULL);
+    item_new(g, item_named(C, "arrow"), 5, g->player, 0, 0, 0, NULL);
     ck_assert_uint_eq(missile_ready(g), h); /* arrows need a bow: darts are ready */
     key(g, 'v');
     key(g, (uint32_t)('a' + reg_get(&g->reg, h)->a[0]));
@@ -402,7 +379,6 @@ START_TEST(quiver)
     keys_paged(g, "f.");
     ck_assert_int_eq(carried(g, dart), darts - 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -410,9 +386,7 @@ END_TEST
  * chain; with a kobold in the way it does not. */
 START_TEST(monsters_shoot)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, 0, FIGHTER);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 7, 0, FIGHTER, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
     handle_t a = spawn_at(g, "kobold archer", 5, 0);
@@ -436,7 +410,6 @@ START_TEST(monsters_shoot)
     reg_get(&g->reg, k)->hp = reg_get(&g->reg, k)->hp_max = 100000;
     ck_assert_int_eq(missile_monster(g, a, g->player), 0);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -445,10 +418,8 @@ END_TEST
  * past bit 16 is known and cast, and saved. */
 START_TEST(area_buff_and_wide_sets)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 8, 0, WIZARD);
-    open_room(g, 6);
-    int fb = spell_named(c, "fireball"), sh = spell_named(c, "bless");
+    game_t *g = alone_in_room(C, 8, 0, WIZARD, 6);
+    int fb = spell_named(C, "fireball"), sh = spell_named(C, "bless");
     ck_assert_int_ge(fb, 0);
     ck_assert_int_ge(sh, 16);
     g->pc.spells |= 1u << fb | 1u << sh;
@@ -457,7 +428,7 @@ START_TEST(area_buff_and_wide_sets)
     cast_key(g, fb);
     ck_assert_int_eq(g->prompt, PROMPT_TARGET);
     key(g, '.');
-    ck_assert_int_eq(g->pc.mana, 100 - c->spells[fb].mana);
+    ck_assert_int_eq(g->pc.mana, 100 - C->spells[fb].mana);
     ck_assert_int_lt(reg_get(&g->reg, a)->hp, 100000);
     ck_assert_int_lt(reg_get(&g->reg, b)->hp, 100000);
     ck_assert_int_eq(reg_get(&g->reg, far)->hp, 100000);
@@ -465,18 +436,17 @@ START_TEST(area_buff_and_wide_sets)
     ck_assert_int_eq(p->hp, p->hp_max);
     cast_key(g, sh);
     ck_assert_int_eq(g->prompt, PROMPT_NONE); /* a buff does not aim */
-    ck_assert_uint_ne(effect_find(g, g->player, (uint16_t)c->spells[sh].status), HANDLE_NONE);
+    ck_assert_uint_ne(effect_find(g, g->player, (uint16_t)C->spells[sh].status), HANDLE_NONE);
     buf_t buf;
     buf_init(&buf);
     ck_assert_int_eq(game_snapshot(g, &buf), 0);
     char err[160] = "";
-    game_t *h = game_load(c, (const uint8_t *)buf.data, buf.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)buf.data, buf.len, err, sizeof err);
     ck_assert_msg(h, "%s", err);
     ck_assert_uint_eq(h->pc.spells, g->pc.spells);
     buf_free(&buf);
     game_free(h);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -484,14 +454,12 @@ END_TEST
  * trap, and a summoner's spell brings creatures around it. */
 START_TEST(power_detect_summon)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, CLERIC);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 9, 0, CLERIC, 6);
     g->pc.mana = g->pc.mana_max = 100;
-    int id = spell_named(c, "identify"), ft = spell_named(c, "find traps"),
-        sk = spell_named(c, "summon kin");
+    int id = spell_named(C, "identify"), ft = spell_named(C, "find traps"),
+        sk = spell_named(C, "summon kin");
     g->pc.spells |= 1u << id | 1u << ft;
-    handle_t it = item_new(g, item_named(c, "ring of protection"), 1, g->player, 0, 0, 0, NULL);
+    handle_t it = item_new(g, item_named(C, "ring of protection"), 1, g->player, 0, 0, 0, NULL);
     ck_assert(!(reg_get(&g->reg, it)->flags & IF_KNOWN));
     cast_key(g, id);
     ck_assert(reg_get(&g->reg, it)->flags & IF_KNOWN);
@@ -510,7 +478,6 @@ START_TEST(power_detect_summon)
         after += reg_get(&g->reg, h)->type == OBJ_CREATURE;
     ck_assert_int_gt(after, before);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -542,10 +509,8 @@ static long blows(content_t *c, bool power)
 
 START_TEST(fighter_power_attack)
 {
-    content_t *c = shipped_content();
-    long plain = blows(c, false), power = blows(c, true);
+    long plain = blows(C, false), power = blows(C, true);
     ck_assert_int_ge(power, plain + 15); /* 2 more a hit */
-    content_free(c);
 }
 END_TEST
 
@@ -553,9 +518,7 @@ END_TEST
  * sneak attack); one next to it does not. */
 START_TEST(rogue_hides)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 11, 0, ROGUE);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 11, 0, ROGUE, 6);
     handle_t far = dummy(g, "kobold", 4, 0), near = dummy(g, "kobold", -1, 0);
     int lost = 0;
     for (int i = 0; i < 20 && !lost; i++) {
@@ -569,7 +532,6 @@ START_TEST(rogue_hides)
     }
     ck_assert(lost);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -577,9 +539,7 @@ END_TEST
  * the living do not care; it costs mana. */
 START_TEST(cleric_turns_undead)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 12, 0, CLERIC);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 12, 0, CLERIC, 6);
     g->pc.mana = g->pc.mana_max = 100;
     g->pc.xl = 10;
     obj_t *p = reg_get(&g->reg, g->player);
@@ -600,16 +560,13 @@ START_TEST(cleric_turns_undead)
     }
     ck_assert(afraid);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* The wizard's spark: at a target, free of mana. */
 START_TEST(wizard_spark)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 13, 0, WIZARD);
-    open_room(g, 6);
+    game_t *g = alone_in_room(C, 13, 0, WIZARD, 6);
     handle_t m = dummy(g, "orc", 3, 0);
     int mana = g->pc.mana;
     key(g, 0x01);
@@ -619,7 +576,6 @@ START_TEST(wizard_spark)
     ck_assert_int_eq(g->pc.mana, mana);
     ck_assert_uint_eq(g->target, m);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -627,6 +583,7 @@ Suite *suite_game_tactics(void)
 {
     Suite *s = suite_create("game_tactics");
     TCase *t = tcase_create("tactics");
+    with_shipped_content(t);
     tcase_set_timeout(t, 60);
     tcase_add_test(t, missile_line);
     tcase_add_test(t, missile_round_a_corner);

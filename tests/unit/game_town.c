@@ -102,11 +102,10 @@ static handle_t first_ware(game_t *g, handle_t k)
 
 START_TEST(the_town_has_its_shops)
 {
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= 6; seed++) {
-        game_t *g = in_town(c, seed);
-        ck_assert_int_eq(g->items.gold, c->prices.start_gold);
-        ck_assert(c->prices.start_gold > 0);
+        game_t *g = in_town(C, seed);
+        ck_assert_int_eq(g->items.gold, C->prices.start_gold);
+        ck_assert(C->prices.start_gold > 0);
         handle_t store = keeper_of(g, "the general store");
         ck_assert_msg(store && keeper_of(g, "the temple") && keeper_of(g, "the sage's house"),
                       "seed %d: a town shop without its keeper", (int)seed);
@@ -123,14 +122,12 @@ START_TEST(the_town_has_its_shops)
         ck_assert(first_ware(g, store));
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
 START_TEST(bumping_a_keeper_opens_the_trade_screen)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 3);
+    game_t *g = in_town(C, 3);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
     const obj_t *ko = reg_get(&g->reg, k), *p = reg_get(&g->reg, g->player);
@@ -144,7 +141,6 @@ START_TEST(bumping_a_keeper_opens_the_trade_screen)
     ck_assert_int_eq(g->prompt, PROMPT_SHOP);
     ck_assert(g->shop_keeper == k);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -161,8 +157,7 @@ static handle_t carried_kind(game_t *g, uint16_t kind)
 
 START_TEST(buying_and_selling)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 4);
+    game_t *g = in_town(C, 4);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
     g->items.gold = 5000;
@@ -198,7 +193,6 @@ START_TEST(buying_and_selling)
     const obj_t *after = reg_get(&g->reg, it);
     ck_assert(count > 1 ? after && after->magnitude == count - 1 : after == NULL);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -221,8 +215,7 @@ static void view_row(game_t *g, int y, char *out, size_t n)
  * key did: what was bought, what cost too much; the next key clears it. */
 START_TEST(the_trade_screen_says_what_happened)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 4);
+    game_t *g = in_town(C, 4);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
     char row[96];
@@ -239,7 +232,6 @@ START_TEST(the_trade_screen_says_what_happened)
     view_row(g, 1, row, sizeof row);
     ck_assert_msg(!strstr(row, "You"), "%s", row);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -248,8 +240,7 @@ END_TEST
  * to the stairs down gets there. */
 START_TEST(keepers_do_not_stop_a_walk)
 {
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 11, NULL);
+    game_t *g = game_new(C, 11, NULL);
     ck_assert_ptr_nonnull(g);
     keys(g, "ac");
     for (int i = 0; i < 12; i++)
@@ -262,14 +253,12 @@ START_TEST(keepers_do_not_stop_a_walk)
     ck_assert_msg(p->x == lv->down_x && p->y == lv->down_y, "%s", last_msg(g));
     ck_assert(!said_since(g, from, "You see a priest"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(charisma_sets_prices)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 5);
+    game_t *g = in_town(C, 5);
     handle_t it = first_ware(g, keeper_of(g, "the general store"));
     itemuse_identify(g, it);
     g->pc.ab[AB_CHA] = 18;
@@ -280,14 +269,12 @@ START_TEST(charisma_sets_prices)
     ck_assert_int_ge(sell_hi, sell_lo);
     ck_assert_int_lt(sell_hi, buy_hi); /* a shop never pays what it asks */
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(the_temple_heals_and_lifts_curses_for_gold)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 6);
+    game_t *g = in_town(C, 6);
     handle_t k = keeper_of(g, "the temple");
     const shop_kind_t *sh = shop_of(g, k);
     beside(g, k);
@@ -304,7 +291,7 @@ START_TEST(the_temple_heals_and_lifts_curses_for_gold)
     ck_assert_int_eq(p->hp, p->hp_max);
     ck_assert_int_eq(g->items.gold, 1000 - pc_price(g, sh->service[SERVICE_HEAL]));
     /* a cursed cap held on */
-    handle_t cap = item_new(g, item_named(c, "leather cap"), 1, g->player, 0, 0, 0, &g->play);
+    handle_t cap = item_new(g, item_named(C, "leather cap"), 1, g->player, 0, 0, 0, &g->play);
     ck_assert_int_eq(item_equip(g, g->player, cap), 0);
     reg_get(&g->reg, cap)->flags |= IF_CURSED;
     int gold = g->items.gold;
@@ -312,20 +299,18 @@ START_TEST(the_temple_heals_and_lifts_curses_for_gold)
     ck_assert(!(reg_get(&g->reg, cap)->flags & IF_CURSED));
     ck_assert_int_eq(g->items.gold, gold - pc_price(g, sh->service[SERVICE_UNCURSE]));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(the_sage_identifies_for_gold)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 7);
+    game_t *g = in_town(C, 7);
     handle_t k = keeper_of(g, "the sage's house");
     beside(g, k);
     uint16_t kind = 0;
-    while (kind < c->n_items && (c->items[kind].cls != IC_POTION || ident_known(g, kind)))
+    while (kind < C->n_items && (C->items[kind].cls != IC_POTION || ident_known(g, kind)))
         kind++;
-    ck_assert_int_lt(kind, c->n_items); /* some potion is still a flavour */
+    ck_assert_int_lt(kind, C->n_items); /* some potion is still a flavour */
     handle_t pot = item_new(g, kind, 1, g->player, 0, 0, 0, &g->play);
     ck_assert(!ident_known(g, kind));
     g->items.gold = 500;
@@ -346,14 +331,12 @@ START_TEST(the_sage_identifies_for_gold)
     const shop_kind_t *sh = shop_of(g, k);
     ck_assert_int_eq(g->items.gold, 500 - pc_price(g, sh->service[SERVICE_IDENTIFY]));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(walking_out_with_unpaid_goods_angers_the_keeper)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 8);
+    game_t *g = in_town(C, 8);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
     handle_t it = first_ware(g, k);
@@ -380,14 +363,12 @@ START_TEST(walking_out_with_unpaid_goods_angers_the_keeper)
     ck_assert_uint_eq(g->nms, ms + 1);
     ck_assert_str_eq(g->ms[ms].kind, "theft");
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(a_keeper_hurt_by_the_player_fights)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 10);
+    game_t *g = in_town(C, 10);
     handle_t k = keeper_of(g, "the temple");
     ev_info_t e = {
         .type = EV_DAMAGE, .actor = HANDLE_NONE, .victim = k, .map = -1, .dtype = DT_HIT};
@@ -399,16 +380,14 @@ START_TEST(a_keeper_hurt_by_the_player_fights)
     ck_assert(!shop_peaceful(g, reg_get(&g->reg, k)));
     ck_assert(reg_get(&g->reg, k)->flags & OF_AWARE);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(shops_appear_in_the_dungeon)
 {
-    content_t *c = shipped_content();
-    int den = region_named(c, "a trader's den"), found = 0;
+    int den = region_named(C, "a trader's den"), found = 0;
     for (uint64_t seed = 1; seed <= 8 && !found; seed++) {
-        game_t *g = game_new(c, seed, NULL);
+        game_t *g = game_new(C, seed, NULL);
         for (int d = 3; d <= 16; d++) {
             level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
             g->levels[d] = lv;
@@ -432,14 +411,12 @@ START_TEST(shops_appear_in_the_dungeon)
         game_free(g);
     }
     ck_assert_int_ge(found, 1);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(the_trade_screen_is_saved)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 9);
+    game_t *g = in_town(C, 9);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
     keys(g, "ps");
@@ -447,7 +424,7 @@ START_TEST(the_trade_screen_is_saved)
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0);
     char err[128];
-    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_int_eq(h->prompt, PROMPT_SHOP);
     ck_assert_int_eq(h->shop_mode, SHOP_SELL);
@@ -456,7 +433,6 @@ START_TEST(the_trade_screen_is_saved)
     buf_free(&b);
     game_free(h);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -464,6 +440,7 @@ Suite *suite_game_town(void)
 {
     Suite *s = suite_create("game_town");
     TCase *t = tcase_create("town");
+    with_shipped_content(t);
     tcase_add_test(t, the_town_has_its_shops);
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);

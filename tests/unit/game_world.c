@@ -27,8 +27,7 @@ static game_t *descend(game_t *g)
 
 START_TEST(level_independent_of_play)
 {
-    content_t *c = shipped_content();
-    game_t *a = started(game_new(c, 1234, NULL)), *b = started(game_new(c, 1234, NULL));
+    game_t *a = started(game_new(C, 1234, NULL)), *b = started(game_new(C, 1234, NULL));
     keys(b, "hjklhjklyubn....hhhhllll");
     descend(a);
     descend(b);
@@ -58,14 +57,12 @@ START_TEST(level_independent_of_play)
     ck_assert_int_eq(na, nb);
     game_free(a);
     game_free(b);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(stairs_persist_levels)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 99, NULL));
+    game_t *g = started(game_new(C, 99, NULL));
     level_t *l1 = g->levels[1];
     size_t n = (size_t)l1->w * (size_t)l1->h;
     uint8_t *seen = malloc(n);
@@ -81,7 +78,7 @@ START_TEST(stairs_persist_levels)
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0);
     char err[128];
-    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_uint_eq(game_hash(g), game_hash(h));
     keys(h, "<"); /* arrived on the up stairs: back to level 1 as we left it */
@@ -93,7 +90,6 @@ START_TEST(stairs_persist_levels)
     buf_free(&b);
     game_free(g);
     game_free(h);
-    content_free(c);
 }
 END_TEST
 
@@ -118,8 +114,7 @@ static bool status_says(game_t *g, const char *what)
 
 START_TEST(a_game_begins_in_the_town)
 {
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 42, NULL);
+    game_t *g = game_new(C, 42, NULL);
     keys(g, "*");
     ck_assert_int_eq(g->depth, 0);
     ck_assert(status_says(g, "Town"));
@@ -147,20 +142,18 @@ START_TEST(a_game_begins_in_the_town)
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0); /* a game in the town saves and loads */
     char err[128];
-    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_uint_eq(game_hash(g), game_hash(h));
     buf_free(&b);
     game_free(h);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(speeds_through_scheduler)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 5, NULL));
+    game_t *g = started(game_new(C, 5, NULL));
     uint64_t t0 = g->sched.now;
     keys(g, ".");
     ck_assert_uint_eq(g->sched.now - t0, 100); /* the player's next turn */
@@ -174,14 +167,12 @@ START_TEST(speeds_through_scheduler)
         ck_assert_uint_le(e->tick - g->sched.now, sched_cost(SCHED_DIAG, m->speed));
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(quit_asks_first)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 5, NULL));
+    game_t *g = started(game_new(C, 5, NULL));
     keys(g, "Qn");
     ck_assert_int_eq(g->state, GAME_RUNNING);
     keys(g, "Qy");
@@ -194,14 +185,12 @@ START_TEST(quit_asks_first)
     game_status(g, &st);
     ck_assert_ptr_nonnull(strstr(st.cause, "quit"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(walls_cost_nothing)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 8, NULL));
+    game_t *g = started(game_new(C, 8, NULL));
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     /* find a direction with a wall next to the player, if any */
@@ -219,7 +208,6 @@ START_TEST(walls_cost_nothing)
         ck_assert_int_eq(reg_get(&g->reg, g->player)->x, x);
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -227,8 +215,7 @@ END_TEST
  * it replaces the map. The creation screen's Q asks like the command. */
 START_TEST(prompt_table_and_quit_from_creation)
 {
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 5, NULL);
+    game_t *g = game_new(C, 5, NULL);
     ck_assert_int_eq(g->prompt, PROMPT_RACE);
     for (int id = 0; id < PROMPT_COUNT; id++) {
         g->prompt = (uint8_t)id;
@@ -250,7 +237,6 @@ START_TEST(prompt_table_and_quit_from_creation)
     keys(g, "Qy");
     ck_assert_int_eq(g->state, GAME_QUIT);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -258,13 +244,12 @@ END_TEST
  * never aborts or leaks (ASan checks the leaks). */
 START_TEST(out_of_memory_is_an_error)
 {
-    content_t *c = shipped_content();
-    game_t *full = started(game_new(c, 3, NULL));
+    game_t *full = started(game_new(C, 3, NULL));
     size_t need = full->al.peak;
     game_free(full);
     int failures = 0;
     for (size_t limit = 0; limit <= need + 64; limit += 97) {
-        game_t *g = start_empty(c, 3);
+        game_t *g = start_empty(C, 3);
         if (!g)
             continue;
         g->al.limit = limit;
@@ -275,7 +260,6 @@ START_TEST(out_of_memory_is_an_error)
         game_free(g);
     }
     ck_assert_int_gt(failures, 0);
-    content_free(c);
 }
 END_TEST
 
@@ -283,6 +267,7 @@ Suite *suite_game_world(void)
 {
     Suite *s = suite_create("game_world");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_add_test(t, level_independent_of_play);
     tcase_add_test(t, stairs_persist_levels);
     tcase_add_test(t, a_game_begins_in_the_town);

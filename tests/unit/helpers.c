@@ -23,6 +23,24 @@ content_t *shipped_content(void)
     return c;
 }
 
+content_t *C;
+
+static void load_shipped(void)
+{
+    C = shipped_content();
+}
+
+static void free_shipped(void)
+{
+    content_free(C);
+    C = NULL;
+}
+
+void with_shipped_content(TCase *t)
+{
+    tcase_add_checked_fixture(t, load_shipped, free_shipped);
+}
+
 int kind_named(const content_t *c, const char *name)
 {
     for (int i = 0; i < c->n_creatures; i++)
@@ -200,6 +218,13 @@ void open_room(game_t *g, int r)
         }
     lv->opaque_ok = 0;
     vision_update(g);
+}
+
+game_t *alone_in_room(const content_t *c, uint64_t seed, int race, int cls, int r)
+{
+    game_t *g = alone(c, seed, race, cls);
+    open_room(g, r);
+    return g;
 }
 
 void wall_in(game_t *g, handle_t h)

@@ -5,6 +5,7 @@
  * (Check). */
 #ifndef WARREN_TEST_HELPERS_H
 #define WARREN_TEST_HELPERS_H
+#include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "content.h"
@@ -12,6 +13,11 @@
 
 /* game/content, loaded (the test fails with the loader's message if not). */
 content_t *shipped_content(void);
+/* C is the shipped content during each test of a TCase given
+ * with_shipped_content: loaded before the test and freed after it, in the
+ * test's own process (a checked fixture); NULL outside such a test. */
+extern content_t *C;
+void with_shipped_content(TCase *t);
 int kind_named(const content_t *c, const char *name);      /* a creature kind */
 uint16_t item_named(const content_t *c, const char *name); /* an item kind */
 int spell_named(const content_t *c, const char *name);     /* a spell's id */
@@ -43,6 +49,8 @@ bool said_since(const game_t *g, uint32_t from, const char *s);
 /* An open room of floor around the player (radius r), walls beyond (the
  * player moved in from the map's edge when needed), no traps in it. */
 void open_room(game_t *g, int r);
+/* alone(c, seed, race, cls) in open_room(g, r). */
+game_t *alone_in_room(const content_t *c, uint64_t seed, int race, int cls, int r);
 /* Walls on every cell round the player but the one h stands on. */
 void wall_in(game_t *g, handle_t h);
 /* A free floor cell near the player, nearest ring first. */
