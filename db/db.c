@@ -431,6 +431,18 @@ static int write_each(db_core_t *db, db_conn_t *c, db_list_t *batch, char *msg, 
     return ret;
 }
 
+/* Every op of batch not failed already fails with msg. */
+static void fail_ops(db_list_t *batch, const char *msg)
+{
+    for (db_op_t *op = batch->head; op; op = op->next) {
+        if (op->status == DB_OK) {
+            op->status = DB_ERR;
+            free(op->err);
+            op->err = db_strdup(msg);
+        }
+    }
+}
+
 /* One transaction for everything taken from the queue: all of it at once
  * where the backend can (write_all), else op by op. A failure's message
  * in the writer's msg. */
@@ -456,14 +468,7 @@ static int write_batch(db_writer_arg_t *w, db_list_t *batch)
         return DB_OK;
     }
     snprintf(w->msg, sizeof w->msg, "%s", msg);
-    /* The whole transaction is lost: every op reports it. */
-    for (db_op_t *op = batch->head; op; op = op->next) {
-        if (op->status == DB_OK) {
-            op->status = DB_ERR;
-            free(op->err);
-            op->err = db_strdup(msg);
-        }
-    }
+    fail_ops(batch, msg); /* the whole transaction is lost: every op reports it */
     if (c->be->in_tx(c))
         conn_exec(c, DB_STMT_ROLLBACK);
     return DB_ERR;
@@ -475,12 +480,8 @@ static int fail_batch(db_writer_arg_t *w, db_list_t *batch, const char *msg)
 {
     db_core_t *db = w->db;
     snprintf(w->msg, sizeof w->msg, "%s", msg);
+    fail_ops(batch, msg);
     for (db_op_t *op = batch->head; op; op = op->next) {
-        if (op->status == DB_OK) {
-            op->status = DB_ERR;
-            free(op->err);
-            op->err = db_strdup(msg);
-        }
         atomic_fetch_add(&db->failed, 1);
         atomic_fetch_add(&db->writes, 1);
     }
