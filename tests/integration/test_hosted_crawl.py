@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from harness import Daemon, Web, unique_name
-from test_hosted import open_to_games
+from harness import Web, unique_name
+from test_hosted import start_hosted
 
 CRAWL = pathlib.Path("/usr/games/crawl")
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "deploy" / "games"
@@ -24,7 +24,7 @@ if not CRAWL.exists():
     raise RuntimeError(f"{CRAWL} missing: run make deps (it installs crawl)")
 
 
-def sample_conf(root):
+def sample_section(root):
     """The shipped section, its rc-default pointed at the shipped crawlrc."""
     rc = root / "crawlrc"
     shutil.copy(SAMPLES / "crawlrc", rc)
@@ -32,17 +32,12 @@ def sample_conf(root):
     text = (SAMPLES / "crawl.conf").read_text()
     text, n = re.subn(r"^rc-default = .*$", f"rc-default = {rc}", text, flags=re.M)
     assert n == 1, "the sample lost its rc-default line"
-    conf = root / "warren.conf"
-    conf.write_text(text)
-    return conf
+    return text
 
 
 @pytest.fixture
 def crawl(bindir, tmp_path):
-    open_to_games(tmp_path)
-    d = Daemon(bindir, tmp_path / "daemon", http=True,
-               extra=["--config", sample_conf(tmp_path), "--grace", "1"])
-    d.start()
+    d = start_hosted(bindir, tmp_path, sample_section(tmp_path), extra=["--grace", "1"], http=True)
     yield d
     d.stop()
     d.stop_clean()
