@@ -567,6 +567,7 @@ int main(int argc, char **argv)
     double t0 = now_us();
     start_watchers(&r);
     printf("# %d watchers connected in %.1f s\n", r.nwatch, (now_us() - t0) / 1e6);
+    fflush(stdout); /* tests/web/spectators.py may trace the daemon's core from here */
     settle(&r, 3);
     hold_slow(&r, true);
     window(&r, r.seconds);

@@ -22,6 +22,12 @@ WARREN_LOOPS=N: the daemon with N loops (the harness passes --loops);
 give it the cores too (WARREN_SPECTATE_DAEMON_CORES=0,1), or every loop
 shares core 0. Each
 side holds N + GAMES sockets: ulimit -n is raised to 20,000.
+WARREN_SPECTATE_CORETIME=SECONDS: for SECONDS of the window with watchers
+(at most 10.5), trace the daemon's core (pinned to core 0: no
+WARREN_SPECTATE_DAEMON_CORES) and print, for each big fan-out, its wall
+time against the loop's own time on the core and other tasks', then the
+bare loopback send's cost (tests/web/coretime.py: .fanout.*, .send_cost.us).
+The trace slows every send: take the delays from untraced runs.
 WARREN_BENCH_NET=1: network mode (tests/load/netpair.py, root): the daemon
 in a namespace of its own listening on 10.213.0.1 only, the players'
 registrations and warren-spectate in the clients' namespace, joined by a
@@ -43,6 +49,7 @@ from harness import Daemon, Web, program, rate_off  # noqa: E402
 from fanout import pinned  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "load"))
 from netpair import NetPair, can_make_netns, run_in_ns  # noqa: E402
+import coretime  # noqa: E402
 
 HTTP_PORT = 8080  # in network mode: the server namespace's own ports are all free
 
@@ -93,15 +100,66 @@ def run(bindir, tag, watchers, games, one, pair=None):
             argv = pair.client_cmd(argv + ["--host", pair.server_ip])
         else:
             argv = pinned(1) + argv
-        r = subprocess.run(argv, capture_output=True, text=True, timeout=900)
-        sys.stdout.write(r.stdout)
-        if r.returncode != 0:
-            sys.stderr.write(r.stderr + d.log()[-2000:])
+        traced = None if pair else coretime_seconds()
+        out, err, rc = spectate(argv, traced, tmp / "coretime.data")
+        sys.stdout.write(out)
+        if rc != 0:
+            sys.stderr.write(err + d.log()[-2000:])
             return False
+        if traced:
+            d.stop()
+            trace_report(bindir, tag, tmp / "coretime.data", d.proc.pid, watchers)
         return True
     finally:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def coretime_seconds():
+    """WARREN_SPECTATE_CORETIME's seconds when the trace can be made, else None."""
+    secs = float(os.environ.get("WARREN_SPECTATE_CORETIME", "0") or 0)
+    if secs <= 0:
+        return None
+    why = "the daemon is not pinned to core 0" if os.environ.get(
+        "WARREN_SPECTATE_DAEMON_CORES") or not pinned(0) else coretime.usable()
+    if why:
+        print(f"# the core's trace skipped: {why}")
+        return None
+    return min(secs, 10.5)
+
+
+def trace_report(bindir, tag, data, loop_tid, watchers):
+    """The core's trace's figures (coretime.py), then the bare send's cost."""
+    def say(name, v):
+        print(f"BENCH web.spectators.{tag}.{name} {v:.{2 if v < 100 else 0}f}")
+    got = coretime.report(data, loop_tid, watchers, say, lambda text: print("# " + text))
+    cost = coretime.send_cost(bindir, 0, watchers, 1 if pinned(1) else None,
+                              data.with_name("send_cost.data"))
+    if cost:
+        say("send_cost.us", cost)
+        if got:
+            say("fanout.over_send_cost", got["loop_us_per_send"] / cost)
+
+
+def spectate(argv, traced, data):
+    """Runs warren-spectate; with traced (seconds), traces core 0 from the
+    start of its window with watchers (3 s after they connected) into data.
+    Returns (stdout, stderr, rc)."""
+    if not traced:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+        return r.stdout, r.stderr, r.returncode
+    with tempfile.TemporaryFile("w+") as errf:
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, text=True)
+        out, trace = [], None
+        for line in p.stdout:
+            out.append(line)
+            if " watchers connected in " in line:  # then 3 s to settle, then the window
+                trace = coretime.record(0, traced, data, after=2.5)
+        p.wait(timeout=900)
+        if trace:
+            trace.wait(timeout=60)
+        errf.seek(0)
+        return "".join(out), errf.read(), p.returncode
 
 
 def run_mode(bindir, tag, watchers, games, one):
