@@ -555,14 +555,32 @@ int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t 
     return count;
 }
 
-/* The player's own missiles among here[n] taken up again: the ticks. */
+/* Whether the loose item it fits into holder's pack: within the weight
+ * the player carries, and onto a stack or a free letter. */
+static bool fits_in_pack(const game_t *g, handle_t holder, handle_t it)
+{
+    const obj_t *o = item_get(g, it);
+    const item_kind_t *k = item_kind(g, o);
+    if (item_carried_weight(g, holder) + k->weight * o->magnitude > CARRY_CAPACITY)
+        return false;
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, holder, inv);
+    for (int i = 0; i < n; i++)
+        if (stacks_with(item_get(g, inv[i]), o, k))
+            return true;
+    return n < INV_SLOTS;
+}
+
+/* The player's own missiles among here[n] taken up again: the ticks. One
+ * that does not fit is left lying, marked, without a word. */
 static int own_missiles(game_t *g, const handle_t *here, int n)
 {
     uint32_t said = g->said;
     int took = 0;
     for (int i = 0; i < n; i++) {
         const obj_t *o = reg_get(&g->reg, here[i]);
-        if (o && (o->flags & IF_THROWN) && item_pick_up(g, g->player, here[i]) == 0)
+        if (o && (o->flags & IF_THROWN) && fits_in_pack(g, g->player, here[i]) &&
+            item_pick_up(g, g->player, here[i]) == 0)
             took++;
     }
     g->said_aside += g->said - said;
@@ -597,11 +615,13 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
     obj_t *o = item_get(g, it);
     if (!o)
         return HANDLE_NONE;
-    o->flags &= (uint8_t)~IF_THROWN; /* in a pack again */
     if (n <= 0 || n >= o->magnitude) {
         o->target = HANDLE_NONE;
         reg_refile(&g->reg, it);
-        return inv_add(g, it, holder);
+        handle_t in = inv_add(g, it, holder);
+        if (in) /* in a pack again; one left lying keeps its mark */
+            item_get(g, in)->flags &= (uint8_t)~IF_THROWN;
+        return in;
     }
     obj_t copy = *o, *p;
     handle_t h = reg_new(&g->reg, OBJ_ITEM, &p);
@@ -615,6 +635,7 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
         reg_del(&g->reg, h);
         return HANDLE_NONE;
     }
+    item_get(g, in)->flags &= (uint8_t)~IF_THROWN;
     item_get(g, it)->magnitude -= n;
     return in;
 }

@@ -283,6 +283,54 @@ START_TEST(own_missiles_taken_up_in_passing)
 }
 END_TEST
 
+/* An own missile that does not fit is left lying, marked, without a
+ * word at each step: not with the pack's letters all taken, nor when it
+ * is too heavy; once it fits it is taken up in passing again. */
+START_TEST(own_missiles_left_when_they_do_not_fit)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, 0, FIGHTER);
+    open_room(g, 6);
+    uint16_t dagger = item_named(c, "dagger"), ring = item_named(c, "ring of protection"),
+             arrow = item_named(c, "arrow");
+    ck_assert_int_eq(carried(g, dagger), 0);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    handle_t d = item_new(g, dagger, 1, HANDLE_NONE, g->depth, p->x + 1, p->y, NULL);
+    obj_t *o = reg_get(&g->reg, d);
+    o->flags |= IF_THROWN;
+    handle_t inv[INV_SLOTS], extra = HANDLE_NONE;
+    while (item_inventory(g, g->player, inv) < INV_SLOTS)
+        extra = item_new(g, ring, 1, g->player, 0, 0, 0, NULL);
+    uint32_t from = g->nmsg;
+    keys_paged(g, "lhl"); /* the pack's letters all taken */
+    ck_assert_int_eq(carried(g, dagger), 0);
+    ck_assert(!said_since(g, from, "pack is full"));
+    ck_assert(reg_get(&g->reg, d)->flags & IF_THROWN);
+    reg_del(&g->reg, extra); /* a letter free: taken on the next step onto it */
+    keys_paged(g, "hl");
+    ck_assert_int_eq(carried(g, dagger), 1);
+    /* dropped marked again, with the pack too heavy for it */
+    handle_t in = carried_handle(g, dagger);
+    reg_get(&g->reg, in)->flags |= IF_THROWN;
+    keys_paged(g, "d");
+    key(g, (uint32_t)('a' + reg_get(&g->reg, in)->a[0]));
+    g->prompt = PROMPT_NONE;
+    ck_assert_int_eq(carried(g, dagger), 0);
+    handle_t h = carried_handle(g, ring);
+    reg_del(&g->reg, h); /* a letter for the arrows */
+    int room = CARRY_CAPACITY - item_carried_weight(g, g->player);
+    if (room > 5)
+        item_new(g, arrow, room - 5, g->player, 0, 0, 0, NULL);
+    ck_assert_int_lt(CARRY_CAPACITY - item_carried_weight(g, g->player), 10);
+    from = g->nmsg;
+    keys_paged(g, "hl");
+    ck_assert_int_eq(carried(g, dagger), 0);
+    ck_assert(!said_since(g, from, "too heavy"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Thrown daggers hurt, never break and land where they stopped; a
  * fighter's arrows from the bow hurt, some break, the rest land and can
  * be picked up; with no launcher, arrows cannot be fired. */
@@ -590,6 +638,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, target_none_in_view);
     tcase_add_test(t, own_missiles_taken_up_in_passing);
+    tcase_add_test(t, own_missiles_left_when_they_do_not_fit);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
     tcase_add_test(t, quiver);
