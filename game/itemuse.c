@@ -192,11 +192,16 @@ static bool enchant(game_t *g, const use_t *u, bool weapon)
         msg_add(g, "Your hands tingle for a moment.");
         return true;
     }
+    /* "Your robe glows blue", not "Your +1 robe": named by what it is, the
+     * new enchantment shown by its name in the pack from now on */
+    uint8_t known = o->flags & IF_KNOWN;
+    o->flags &= (uint8_t)~IF_KNOWN;
+    item_tell(g, "<Poss:Victim> <obj> glow<s:Obj> blue for a moment.", HANDLE_NONE, h, u->who);
+    o->flags |= known;
     if (o->hp < ENCHANT_MAX)
         o->hp++;
     if (o->hp >= 0)
         o->flags &= (uint8_t)~IF_CURSED;
-    item_tell(g, "<Poss:Victim> <obj> glow<s:Obj> blue for a moment.", HANDLE_NONE, h, u->who);
     return true;
 }
 

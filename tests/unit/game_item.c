@@ -373,16 +373,35 @@ START_TEST(known_and_unknown_potions_stack)
 }
 END_TEST
 
-/* A scroll that changes worn armour names it as the reader's: "Your
- * leather armour glows blue", not "A leather armour glows blue". */
+/* A scroll that changes worn armour names it as the reader's, by what it
+ * is: "Your robe glows blue", not "A robe" nor "Your +1 robe"; the pack
+ * then shows the new enchantment. */
 START_TEST(enchanting_names_your_armour)
 {
-    game_t *g = rogue_alone(24);
-    handle_t sc = give(g, "scroll of enchant armour", 1);
-    char cmd[3] = {'r', letter(g, sc), 0};
-    keys_paged(g, cmd);
-    ck_assert_msg(said(g, "Your +1 leather armour glows blue for a moment."), "%s", last_msg(g));
-    game_free(g);
+    static const struct {
+        int cls;
+        const char *said, *now;
+    } want[] = {
+        {1, "Your leather armour glows blue for a moment.", "some +1 leather armour (worn)"},
+        {2, "Your robe glows blue for a moment.", "a +1 robe (worn)"}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        game_t *g = alone(C, 24, 0, want[i].cls);
+        handle_t sc = give(g, "scroll of enchant armour", 1);
+        char cmd[3] = {'r', letter(g, sc), 0};
+        keys_paged(g, cmd);
+        ck_assert_msg(said(g, want[i].said), "%s", last_msg(g));
+        ck_assert(!said(g, "+1"));
+        handle_t inv[INV_SLOTS];
+        int n = item_inventory(g, g->player, inv);
+        bool shown = false;
+        for (int k = 0; k < n; k++) {
+            char d[96];
+            item_describe(g, inv[k], d, sizeof d);
+            shown |= !strcmp(d, want[i].now);
+        }
+        ck_assert_msg(shown, "no %s", want[i].now);
+        game_free(g);
+    }
 }
 END_TEST
 
