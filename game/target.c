@@ -55,16 +55,16 @@ int target_path(game_t *g, int x0, int y0, int x1, int y1, int range,
         range = TARGET_RANGE_MAX;
     if (!d || !lv)
         return 0;
-    int n = line_cells(g, lv, x0, y0, dx, dy, d, range, 0, out);
-    if (n >= d || d > range)
+    int n = line_cells(g, lv, x0, y0, dx, dy, d, range, 0, out), reach = d < range ? d : range;
+    if (n >= reach)
         return n;
-    /* The straight line is blocked short of a target in reach (round a
-     * pillar or a door's jamb that sight passes): a nudged line that gets
-     * there instead, if one does. */
+    /* The straight line is blocked short of the target, or of the range
+     * towards one beyond it (round a pillar or a door's jamb that sight
+     * passes): a nudged line that gets as far instead, if one does. */
     target_cell_t alt[TARGET_RANGE_MAX];
     for (size_t b = 0; b < sizeof BIAS; b++) {
         int m = line_cells(g, lv, x0, y0, dx, dy, d, range, BIAS[b], alt);
-        if (m >= d) {
+        if (m >= reach) {
             memcpy(out, alt, (size_t)m * sizeof *alt);
             return m;
         }

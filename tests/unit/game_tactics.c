@@ -138,14 +138,48 @@ START_TEST(missile_round_a_corner)
     ck_assert(path[3].x == x + 4 && path[3].y == y - 1);
     for (int i = 0; i < n; i++)
         ck_assert(!(path[i].x == x + 2 && path[i].y == y - 1));
-    /* out of sight and reach both: the blocked straight line, as before */
-    ck_assert_int_eq(target_path(g, x, y, x + 4, y - 1, 3, path), 1);
+    /* beyond the range: round the corner as far as the range goes */
+    ck_assert_int_eq(target_path(g, x, y, x + 4, y - 1, 3, path), 3);
+    for (int i = 0; i < 3; i++)
+        ck_assert(!(path[i].x == x + 2 && path[i].y == y - 1));
     int hp = reg_get(&g->reg, k)->hp, from = (int)g->nmsg;
     cast_key(g, spell_named(C, "magic missile"));
     key(g, KEY_ENTER);
     ck_assert(!said_since(g, (uint32_t)from, "finds nothing"));
     ck_assert_int_lt(reg_get(&g->reg, k)->hp, hp);
     game_free(g);
+}
+END_TEST
+
+/* A target beyond the range past a jamb the straight line clips: the
+ * dagger goes round it as far as its range, not down at the jamb. */
+START_TEST(missile_beyond_range_round_a_corner)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 3, 0, FIGHTER);
+    open_room(g, 10);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    level_t *lv = level_current(g);
+    lv->terrain[(y - 1) * lv->w + x + 6] = MAP_WALL; /* the straight line's sixth cell */
+    lv->opaque_ok = 0;
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = target_path(g, x, y, x + 12, y - 1, 8, path);
+    ck_assert_int_eq(n, 8);
+    for (int i = 0; i < n; i++)
+        ck_assert(!(path[i].x == x + 6 && path[i].y == y - 1));
+    uint16_t dagger = item_named(c, "dagger");
+    int lying = on_floor(g, dagger);
+    item_new(g, dagger, 1, g->player, 0, 0, 0, NULL);
+    int letter = 'a' + reg_get(&g->reg, carried_handle(g, dagger))->a[0];
+    key(g, 't');
+    key(g, (uint32_t)letter);
+    g->cur_x = (int16_t)(x + 12), g->cur_y = (int16_t)(y - 1);
+    key(g, KEY_ENTER);
+    ck_assert_int_eq(on_floor(g, dagger), lying + 1);
+    ck_assert_uint_ne(item_floor_at(g, g->depth, path[n - 1].x, path[n - 1].y), HANDLE_NONE);
+    game_free(g);
+    content_free(c);
 }
 END_TEST
 
@@ -635,6 +669,7 @@ Suite *suite_game_tactics(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, missile_line);
     tcase_add_test(t, missile_round_a_corner);
+    tcase_add_test(t, missile_beyond_range_round_a_corner);
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, target_none_in_view);
     tcase_add_test(t, own_missiles_taken_up_in_passing);
