@@ -1,5 +1,6 @@
 /* shop — keepers, stock, prices, trading, services and thieves (see shop.h). */
 #include "shop.h"
+#include <ctype.h>
 #include <stdio.h>
 #include "creature.h"
 #include "item.h"
@@ -435,8 +436,10 @@ void shop_draw(game_t *g, screen_t *s)
     const shop_kind_t *sh = open_shop(g);
     if (!sh)
         return;
-    screen_textf(s, 2, 0, hi, "%s. You have %d gold.", g->c->regions[sh->region].name,
-                 (int)g->items.gold);
+    char title[64]; /* "The general store.", a sentence's start */
+    snprintf(title, sizeof title, "%s", g->c->regions[sh->region].name);
+    title[0] = (char)toupper((unsigned char)title[0]);
+    screen_textf(s, 2, 0, hi, "%s. You have %d gold.", title, (int)g->items.gold);
     msg_draw_new(g, s, 2, 1); /* what the last key bought, sold or was told */
     int y = 2;
     if (sh->classes || g->shop_mode == SHOP_IDENTIFY)

@@ -102,16 +102,17 @@ static int dist2(const obj_t *a, const obj_t *b)
     return dx * dx + dy * dy;
 }
 
-/* The creatures the player sees and might aim at (peacefuls are aimed at
- * by hand only), nearest first (ties by handle). */
-static int seen_creatures(game_t *g, handle_t out[SEEN_MAX])
+/* The creatures the player sees and might aim at, nearest first (ties by
+ * handle); peacefuls (aimed at by hand only) too when peaceful. */
+static int seen_creatures(game_t *g, handle_t out[SEEN_MAX], bool peaceful)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     int n = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && p && n < SEEN_MAX;
          h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h) || shop_peaceful(g, o))
+        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h) ||
+            (!peaceful && shop_peaceful(g, o)))
             continue;
         int i = n++, d = dist2(o, p);
         while (i > 0 && dist2(reg_get(&g->reg, out[i - 1]), p) > d)
@@ -128,7 +129,7 @@ handle_t target_default(game_t *g)
         !shop_peaceful(g, t))
         return g->target;
     handle_t seen[SEEN_MAX];
-    return seen_creatures(g, seen) ? seen[0] : HANDLE_NONE;
+    return seen_creatures(g, seen, false) ? seen[0] : HANDLE_NONE;
 }
 
 static void cursor_on(game_t *g, handle_t h)
@@ -149,10 +150,10 @@ int target_begin(game_t *g, int aim, uint32_t arg)
     return 0;
 }
 
-void target_cycle(game_t *g, int step)
+void target_cycle(game_t *g, int step, bool peaceful)
 {
     handle_t seen[SEEN_MAX];
-    int n = seen_creatures(g, seen), at = -1;
+    int n = seen_creatures(g, seen, peaceful), at = -1;
     if (!n)
         return;
     handle_t here = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
@@ -282,7 +283,7 @@ int target_key(game_t *g, key_event_t k)
     if (k.code == KEY_ENTER || k.code == '\n' || k.code == '.' || k.code == 't' || k.code == 'f')
         return confirm(g);
     if (k.code == '\t' || k.code == '+' || k.code == '-') {
-        target_cycle(g, k.code == '-' ? -1 : 1);
+        target_cycle(g, k.code == '-' ? -1 : 1, false);
         return 0;
     }
     if (cmd_direction(k, &dx, &dy)) {

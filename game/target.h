@@ -61,7 +61,8 @@ void target_render_path(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, 
  * the nearest in view; never a peaceful): HANDLE_NONE when none. */
 handle_t target_default(game_t *g);
 /* The cursor to the next creature in view (step 1: Tab, +), or the one
- * before (-1: -), nearest first, as the aiming cursor and look cycle. */
-void target_cycle(game_t *g, int step);
+ * before (-1: -), nearest first, as the aiming cursor and look cycle;
+ * peacefuls too when peaceful (look: every creature; aiming: not). */
+void target_cycle(game_t *g, int step, bool peaceful);
 
 #endif

@@ -380,7 +380,7 @@ int travel_key(game_t *g, key_event_t k)
 int travel_look_key(game_t *g, key_event_t k)
 {
     if (k.code == KEY_TAB || k.code == '+' || k.code == '-')
-        target_cycle(g, k.code == '-' ? -1 : 1); /* from creature to creature, as aiming does */
+        target_cycle(g, k.code == '-' ? -1 : 1, true); /* every creature, the peaceful too */
     else if (!cursor_move(g, k))
         g->prompt = PROMPT_NONE;
     return 0;

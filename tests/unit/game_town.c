@@ -211,6 +211,43 @@ static void view_row(game_t *g, int y, char *out, size_t n)
     screen_free(s);
 }
 
+/* The trade screen's title starts its sentence with a capital: "The
+ * general store. You have 120 gold." */
+START_TEST(the_trade_screen_title_is_a_sentence)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 3);
+    beside(g, keeper_of(g, "the general store"));
+    key(g, 'p');
+    ck_assert_int_eq(g->prompt, PROMPT_SHOP);
+    char row[81];
+    view_row(g, 0, row, sizeof row);
+    ck_assert_msg(!strncmp(row, "  The general store. You have ", 30), "%s", row);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Look's Tab goes to every creature in view, a shopkeeper too (aiming's
+ * Tab passes the peaceful by). */
+START_TEST(look_tab_finds_the_keeper)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 3);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    const obj_t *ko = reg_get(&g->reg, k);
+    key(g, ';');
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    key(g, KEY_TAB);
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    ck_assert(g->cur_x == ko->x && g->cur_y == ko->y);
+    key(g, KEY_ESC);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* The trade screen covers the message line, so it says itself what each
  * key did: what was bought, what cost too much; the next key clears it. */
 START_TEST(the_trade_screen_says_what_happened)
@@ -442,6 +479,8 @@ Suite *suite_game_town(void)
     TCase *t = tcase_create("town");
     with_shipped_content(t);
     tcase_add_test(t, the_town_has_its_shops);
+    tcase_add_test(t, the_trade_screen_title_is_a_sentence);
+    tcase_add_test(t, look_tab_finds_the_keeper);
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);
     tcase_add_test(t, the_trade_screen_says_what_happened);
