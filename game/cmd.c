@@ -86,7 +86,7 @@ static const cmd_t COMMANDS[] = {
     {'Z', "Z", "cast a spell (wizards, clerics); bolts and areas aim", spell_menu},
     {0x01, "^A", "class power: power attack, hide, turn undead, arcane spark", power_use},
     {'?', "?", "help: a menu of topics, each with its commands", help_open},
-    {'g', "g", "pick up what lies here", itemui_pick_up},
+    {'g', "g", "pick up what lies here (also ,)", itemui_pick_up},
     {'i', "i", "inventory", itemui_inventory},
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
     {'C', "C", "character sheet: abilities, attack, defence, saves, spells", sheet_open},
@@ -174,6 +174,8 @@ int cmd_key(game_t *g, key_event_t k)
     }
     if (k.code == 'x') /* listed once, on ;'s row ("also x") */
         k.code = ';';
+    if (k.code == ',') /* the other roguelikes' pick-up key, on g's row */
+        k.code = 'g';
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && COMMANDS[i].code == k.code)
             return COMMANDS[i].run(g);

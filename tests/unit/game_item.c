@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
+#include "cmd.h"
 #include "content.h"
 #include "creature.h"
 #include "event.h"
@@ -405,6 +406,26 @@ START_TEST(enchanting_names_your_armour)
 }
 END_TEST
 
+/* The comma picks up as g does, as in the other roguelikes; the help
+ * row of g says so. */
+START_TEST(comma_picks_up)
+{
+    game_t *g = rogue_alone(26);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    handle_t h = item_new(g, item_named(C, "club"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
+    keys_paged(g, ",");
+    ck_assert_uint_eq(reg_get(&g->reg, h)->target, g->player);
+    ck_assert(!said(g, "Unknown command"));
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    bool listed = false;
+    for (size_t i = 0; i < n; i++)
+        listed |= t[i].code == 'g' && strstr(t[i].what, "also ,") != NULL;
+    ck_assert(listed);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(weight_limits_the_pack)
 {
     game_t *g = rogue_alone(25);
@@ -648,6 +669,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, stacks_and_grammar);
     tcase_add_test(t, known_and_unknown_potions_stack);
     tcase_add_test(t, enchanting_names_your_armour);
+    tcase_add_test(t, comma_picks_up);
     tcase_add_test(t, weight_limits_the_pack);
     tcase_add_test(t, curses_hold_until_removed);
     tcase_add_test(t, speed_potion_messages_and_duration);
