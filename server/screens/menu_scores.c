@@ -4,8 +4,32 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The lines cause takes from column 8, wrapped at spaces (a word longer
+ * than a line is cut); drawn from row y when draw: how many. */
+static int cause_lines(screen_t *scr, int y, const char *cause, bool draw)
+{
+    int w = scr->w - 8 > 20 ? scr->w - 8 : 20, lines = 0;
+    for (const char *p = cause; *p; lines++) {
+        int len = (int)strlen(p);
+        if (len > w) {
+            len = w;
+            while (len > 0 && p[len] != ' ')
+                len--;
+            if (len == 0)
+                len = w;
+        }
+        if (draw)
+            screen_textf(scr, 8, y + lines, STYLE_DEFAULT, "%.*s", len, p);
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return lines;
+}
+
 /* A row per game; a cause of death too long for the row's end (at 80
- * columns it has 26) goes whole on a line of its own under the row. */
+ * columns it has 26) goes whole under the row, on as many lines as it
+ * takes. */
 static void draw_scores_rows(screen_t *scr, const db_game_t *g, size_t n)
 {
     screen_text(scr, 2, 1, ST_TITLE, "High scores");
@@ -18,13 +42,14 @@ static void draw_scores_rows(screen_t *scr, const db_game_t *g, size_t n)
             snprintf(row, sizeof row, "%2zu  %-10lld %-20.20s %5d %7lld   ", i + 1,
                      (long long)g[i].score, g[i].player, g[i].max_depth, (long long)g[i].turns);
         if (len < 0 || 2 + len + (int)strlen(g[i].cause) <= scr->w) {
-            screen_textf(scr, 2, y++, STYLE_DEFAULT, "%s%.60s", row, g[i].cause);
+            screen_textf(scr, 2, y++, STYLE_DEFAULT, "%s%s", row, g[i].cause);
             continue;
         }
-        if (y + 1 > last) /* not both lines: the list ends here */
+        int under = cause_lines(scr, y + 1, g[i].cause, false);
+        if (y + under > last) /* not all its lines: the list ends here */
             break;
         screen_text(scr, 2, y++, STYLE_DEFAULT, row);
-        screen_textf(scr, 8, y++, STYLE_DEFAULT, "%.60s", g[i].cause);
+        y += cause_lines(scr, y, g[i].cause, true);
     }
     if (n == 0)
         screen_text(scr, 4, 5, ST_DIM, "No finished games yet.");

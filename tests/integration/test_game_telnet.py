@@ -337,3 +337,35 @@ def test_high_scores_show_the_whole_cause_at_80_columns(daemon, clients):
     assert cause in text, text
     row = next(line for line in text.splitlines() if "scorer" in line)
     assert "killed" not in row, row  # the row ends with its turns; the cause is below
+
+
+def test_high_scores_show_a_long_cause_whole(daemon, clients):
+    """A cause longer than 60 characters is not cut: one that fits the
+    line under its row stands there whole, a longer one wraps at a space
+    onto the next line."""
+    causes = ["killed by a goblin on level 1 of the flooded mine of Fouskockreach",
+              "killed by a kobold shaman on level 12 of the flooded mine of Fouskockreach"]
+    games = []
+    for who in ("longcause", "longercause"):
+        t = clients(daemon.port).connected()
+        game, _ = new_game(daemon, t, who)
+        t.wait_for("who are you? Choose a race.")
+        t.send("l")
+        t.wait_for(f"Welcome, {who} the ")
+        t.send("Q")
+        t.wait_for("Really quit?")
+        t.send("y")
+        daemon.wait_log(rf"game end user={who}")
+        t.close()
+        games.append(game)
+    with daemon.stopped():
+        for cause, game in zip(causes, games):
+            daemon.db_write(("UPDATE games SET cause = ? WHERE id = ?", (cause, game)))
+    t = clients(daemon.port).connected()
+    t.send("s")
+    text = t.wait_for("Press any key.")
+    lines = [line.strip() for line in text.splitlines()]
+    assert causes[0] in lines, text
+    head, tail = causes[1].rsplit(" ", 1)
+    assert head in lines and tail in lines, text
+    assert lines.index(tail) == lines.index(head) + 1, text
