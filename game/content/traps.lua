@@ -17,9 +17,9 @@ trap { name = "teleport trap", action = "teleport", min_depth = 2, weight = 10,
        msg = "The floor flashes with light." }
 trap { name = "trap door", action = "fall", min_depth = 2, max_depth = 19, weight = 8,
        msg = "A trap door opens under you!" }
-trap { name = "blinding flash", action = "effect", effect = "blindness", dice = "2d4", min_depth = 3,
+trap { name = "flash rune", action = "effect", effect = "blindness", dice = "2d4", min_depth = 3,
        weight = 10, msg = "A rune flares in your eyes!" }
-trap { name = "confusion gas", action = "effect", effect = "confusion", dice = "1d6", min_depth = 3,
+trap { name = "confusion gas trap", action = "effect", effect = "confusion", dice = "1d6", min_depth = 3,
        weight = 10, msg = "A cloud of purple gas billows up!" }
 trap { name = "spiked pit", action = "damage", dtype = "hit", dice = "2d6", min_depth = 5,
        weight = 12, msg = "You fall onto spikes!" }
@@ -27,7 +27,7 @@ trap { name = "fire rune", action = "damage", dtype = "fire", dice = "3d6", min_
        weight = 10, msg = "The floor bursts into flame!" }
 trap { name = "frost rune", action = "damage", dtype = "cold", dice = "3d6", min_depth = 8,
        weight = 8, msg = "A blast of frost engulfs you!" }
-trap { name = "acid spray", action = "damage", dtype = "acid", dice = "4d6", min_depth = 11,
+trap { name = "acid trap", action = "damage", dtype = "acid", dice = "4d6", min_depth = 11,
        weight = 8, msg = "Acid sprays from the walls!" }
 trap { name = "slowing rune", action = "effect", effect = "slowness", dice = "3d4", min_depth = 9,
        weight = 8, msg = "Your limbs grow heavy." }

@@ -117,6 +117,25 @@ START_TEST(searching_finds_secret_doors_and_traps)
 }
 END_TEST
 
+/* Every trap found reads as a thing found ("You find a confusion gas
+ * trap.", not "You find a confusion gas."): its name ends in a word for
+ * a trap. */
+START_TEST(trap_names_say_what_they_are)
+{
+    static const char *const END[] = {" trap", "pit", " rune", " needle", "trap door"};
+    content_t *c = shipped_content();
+    for (int i = 0; i < c->n_traps; i++) {
+        const char *name = c->traps[i].name;
+        size_t len = strlen(name);
+        bool ok = false;
+        for (size_t e = 0; e < sizeof END / sizeof *END; e++)
+            ok |= len >= strlen(END[e]) && !strcmp(name + len - strlen(END[e]), END[e]);
+        ck_assert_msg(ok, "\"You find a %s.\"", name);
+    }
+    content_free(c);
+}
+END_TEST
+
 /* The player, in an open room, steps right onto a trap of the named kind. */
 static game_t *step_on(content_t *c, const char *name, bool found, uint64_t seed)
 {
@@ -160,7 +179,7 @@ START_TEST(traps_spring)
     ck_assert(p->x != x + 1 || p->y != y);
     game_free(g);
 
-    g = step_on(c, "confusion gas", false, 11);
+    g = step_on(c, "confusion gas trap", false, 11);
     keys_paged(g, "l");
     ck_assert(said_since(g, 0, "purple gas"));
     game_free(g);
@@ -302,6 +321,7 @@ Suite *suite_game_trap(void)
     TCase *t = tcase_create("trap");
     tcase_add_test(t, hidden_doors_and_traps_keep_levels_whole);
     tcase_add_test(t, searching_finds_secret_doors_and_traps);
+    tcase_add_test(t, trap_names_say_what_they_are);
     tcase_add_test(t, traps_spring);
     tcase_add_test(t, known_traps_are_stepped_over_sometimes);
     tcase_add_test(t, door_commands);
