@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ai.h"
+#include "atlas.h"
 #include "combat.h"
 #include "creature.h"
 #include "item.h"
@@ -317,6 +318,44 @@ int travel_look(game_t *g)
     return cursor_prompt(g, PROMPT_LOOK);
 }
 
+/* A way in on the overland, ordered by distance from the player, then
+ * row and column: lower sorts first. */
+static int64_t way_key(const obj_t *p, int x, int y)
+{
+    int64_t dx = x - p->x, dy = y - p->y;
+    return ((dx * dx + dy * dy) << 32) | ((int64_t)(y & 0xffff) << 16) | (x & 0xffff);
+}
+
+/* On the overland, > moves the cursor to the next seen way in (a town or
+ * a dungeon's mouth, what > enters), nearest the player first, round
+ * again after the last: false when none is seen. */
+static bool next_way_in(game_t *g, const level_t *lv)
+{
+    const atlas_table_t *t = g->atlas.t;
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!t || !p)
+        return false;
+    int64_t at = way_key(p, g->cur_x, g->cur_y), next = INT64_MAX, first = INT64_MAX;
+    int nx = -1, ny = -1, fx = -1, fy = -1;
+    for (int i = 0; i < t->n_towns + t->n_terrs; i++) {
+        int x = i < t->n_towns ? t->towns[i].x : t->terrs[i - t->n_towns].ex;
+        int y = i < t->n_towns ? t->towns[i].y : t->terrs[i - t->n_towns].ey;
+        if (i >= t->n_towns && !t->terrs[i - t->n_towns].levels)
+            continue;
+        if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x])
+            continue;
+        int64_t key = way_key(p, x, y);
+        if (key < first)
+            first = key, fx = x, fy = y;
+        if (key > at && key < next)
+            next = key, nx = x, ny = y;
+    }
+    if (fx < 0)
+        return false;
+    g->cur_x = (int16_t)(nx >= 0 ? nx : fx), g->cur_y = (int16_t)(nx >= 0 ? ny : fy);
+    return true;
+}
+
 static bool cursor_move(game_t *g, key_event_t k)
 {
     static const struct {
@@ -337,6 +376,8 @@ static bool cursor_move(game_t *g, key_event_t k)
         g->cur_y = (int16_t)(y < 0 ? 0 : y >= lv->h ? lv->h - 1 : y);
         return true;
     }
+    if (k.code == '>' && lv && g->depth == ATLAS_OVERLAND && next_way_in(g, lv))
+        return true;
     if ((k.code == '<' || k.code == '>') && lv) {
         int x = k.code == '<' ? lv->up_x : lv->down_x, y = k.code == '<' ? lv->up_y : lv->down_y;
         if (level_in(lv, x, y) && lv->seen[y * lv->w + x]) {

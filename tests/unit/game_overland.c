@@ -225,6 +225,45 @@ START_TEST(walking_out_of_town_onto_the_overland)
 }
 END_TEST
 
+/* Travel's > on the overland jumps to the nearest way in (a town or a
+ * dungeon's mouth), the next nearest on the next press; . goes there. */
+START_TEST(travel_jumps_to_the_ways_in)
+{
+    content_t *c = shipped_content();
+    game_t *g = outside(c, 42);
+    const atlas_table_t *t = g->atlas.t;
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int px = p->x, py = p->y, best = -1;
+    for (int i = 0; i < t->n_towns + t->n_terrs; i++) {
+        int x = i < t->n_towns ? t->towns[i].x : t->terrs[i - t->n_towns].ex;
+        int y = i < t->n_towns ? t->towns[i].y : t->terrs[i - t->n_towns].ey;
+        int d = (x - px) * (x - px) + (y - py) * (y - py);
+        if ((i < t->n_towns || t->terrs[i - t->n_towns].levels) && d > 0 && (best < 0 || d < best))
+            best = d;
+    }
+    ck_assert_int_gt(best, 0);
+    key(g, '_');
+    key(g, '>');
+    ck_assert_int_eq(g->prompt, PROMPT_TRAVEL);
+    int x1 = g->cur_x, y1 = g->cur_y;
+    ck_assert_int_eq((x1 - px) * (x1 - px) + (y1 - py) * (y1 - py), best);
+    ck_assert(atlas_town_at(g, x1, y1) >= 0 || atlas_entrance_at(g, x1, y1) >= 0);
+    key(g, '>');
+    int x2 = g->cur_x, y2 = g->cur_y;
+    ck_assert(x2 != x1 || y2 != y1);
+    ck_assert(atlas_town_at(g, x2, y2) >= 0 || atlas_entrance_at(g, x2, y2) >= 0);
+    ck_assert_int_ge((x2 - px) * (x2 - px) + (y2 - py) * (y2 - py), best);
+    key(g, KEY_ESC); /* closed; open again: the nearest first */
+    key(g, '_');
+    key(g, '>');
+    key(g, '.');
+    p = reg_get(&g->reg, g->player);
+    ck_assert(p->x != px || p->y != py);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* A step costs its terrain's time: a road is quicker than open land, and
  * both far slower than a step in the dungeon (the continent's scale). */
 START_TEST(a_step_on_the_overland_is_at_its_own_scale)
@@ -701,6 +740,7 @@ Suite *suite_game_overland(void)
     with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, walking_out_of_town_onto_the_overland);
+    tcase_add_test(t, travel_jumps_to_the_ways_in);
     tcase_add_test(t, a_step_on_the_overland_is_at_its_own_scale);
     tcase_add_test(t, every_territorys_entrance_is_reachable_from_the_start);
     tcase_add_test(t, entering_a_branch_and_coming_back);
