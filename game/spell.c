@@ -292,6 +292,11 @@ int spell_cast_toward(game_t *g, int spell, int x, int y)
         cast(g, g->player, HANDLE_NONE, path[end].x, path[end].y, spell);
         return SCHED_MOVE;
     }
+    int dx = abs(x - p->x), dy = abs(y - p->y);
+    if (!t && (dx > SPELL_RANGE || dy > SPELL_RANGE)) { /* nothing spent: aim nearer */
+        msg_add(g, "That is out of reach: %s goes %d steps.", s->name, SPELL_RANGE);
+        return 0;
+    }
     if (!t) {
         msg_add(g, "Your %s finds nothing to strike.", s->name);
         g->pc.mana = (int16_t)(g->pc.mana - s->mana);

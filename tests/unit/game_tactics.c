@@ -183,6 +183,39 @@ START_TEST(missile_beyond_range_round_a_corner)
 }
 END_TEST
 
+/* A bolt at a creature in view but beyond the spell's reach, with
+ * nothing on the way: it is not cast, the mana and the turn are kept,
+ * and the message says why. */
+START_TEST(bolt_beyond_reach_is_not_cast)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 3, 0, WIZARD);
+    open_room(g, 14);
+    level_t *lv = level_current(g);
+    ck_assert_int_gt(lv->nregions, 0);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    for (int y = p->y - 14; y <= p->y + 14; y++) /* a lit room: seen across */
+        for (int x = p->x - 14; x <= p->x + 14; x++)
+            lv->region[y * lv->w + x] = 1;
+    lv->regions[0].lit = 1;
+    lv->opaque_ok = 0;
+    handle_t k = dummy(g, "kobold", 13, 0);
+    vision_update(g);
+    ck_assert(vision_sees(g, k));
+    int mana = g->pc.mana, hp = reg_get(&g->reg, k)->hp;
+    uint64_t t0 = g->sched.now;
+    cast_key(g, spell_named(c, "magic missile"));
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    key(g, KEY_ENTER);
+    ck_assert_int_eq(g->pc.mana, mana);
+    ck_assert_uint_eq(g->sched.now, t0);
+    ck_assert_int_eq(reg_get(&g->reg, k)->hp, hp);
+    ck_assert_msg(strstr(last_msg(g), "out of reach") != NULL, "%s", last_msg(g));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Aimed with no creature in view, the cursor (on the player, to be moved
  * to a spot by hand) says so on its line, and Enter there says "No target
  * in view." in no time; with one in view, aiming back at oneself is
@@ -669,6 +702,7 @@ Suite *suite_game_tactics(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, missile_line);
     tcase_add_test(t, missile_round_a_corner);
+    tcase_add_test(t, bolt_beyond_reach_is_not_cast);
     tcase_add_test(t, missile_beyond_range_round_a_corner);
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, target_none_in_view);
