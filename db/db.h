@@ -431,7 +431,10 @@ void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const u
  * after seq are deleted. cb's id is the number of rows moved. */
 void db_journal_set_aside(db_t *db, int64_t game, int64_t seq, db_done_cb cb, void *ud);
 
-/* Web sessions: token_hash is a hash of the cookie (never the cookie). */
+/* Web sessions: token_hash is a hash of the cookie (never the cookie).
+ * An account keeps its newest DB_SESSIONS_PER_USER: a new one deletes the
+ * oldest past them (logins by the thousand cannot grow the table). */
+#define DB_SESSIONS_PER_USER 20
 void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires,
                        db_done_cb cb, void *ud);
 void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud);

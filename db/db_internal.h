@@ -312,6 +312,10 @@ void db_file_close(db_file_t *f, bool lost);
       "coalesce((SELECT max(seq) FROM snapshots WHERE game = ?1), 0) ORDER BY seq")                \
     X(SESSION_INSERT, "tii", RUN, none,                                                            \
       "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")                       \
+    X(SESSIONS_TRIM, "iti", RUN, none,                                                             \
+      "DELETE FROM sessions WHERE user = ?1 AND token_hash <> ?2 AND token_hash NOT IN "           \
+      "(SELECT token_hash FROM sessions WHERE user = ?1 AND token_hash <> ?2 "                     \
+      "ORDER BY expires DESC, token_hash LIMIT ?3)")                                               \
     X(SESSION_DELETE, "t", RUN, none, "DELETE FROM sessions WHERE token_hash = ?1")                \
     X(SESSIONS_DELETE_USER, "it", RUN, none,                                                       \
       "DELETE FROM sessions WHERE user = ?1 AND token_hash <> ?2")                                 \

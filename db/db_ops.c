@@ -177,8 +177,12 @@ void db_journal_set_aside(db_t *db, int64_t game, int64_t seq, db_done_cb cb, vo
 void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires,
                        db_done_cb cb, void *ud)
 {
-    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_SESSION_INSERT,
-             DB_ARGS(DB_TEXT(token_hash), DB_INT(user), DB_INT(expires)));
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), 0);
+    db_op_step(op, DB_STMT_SESSION_INSERT,
+               DB_ARGS(DB_TEXT(token_hash), DB_INT(user), DB_INT(expires)));
+    db_op_step(op, DB_STMT_SESSIONS_TRIM,
+               DB_ARGS(DB_INT(user), DB_TEXT(token_hash), DB_INT(DB_SESSIONS_PER_USER - 1)));
+    db_submit(db, op);
 }
 
 void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud)

@@ -283,6 +283,9 @@ static const char *const migrations[] = {
      * and adds none; NULL for the rows of a build before it */
     "ALTER TABLE node_events ADD COLUMN event_key TEXT;\n"
     "CREATE UNIQUE INDEX node_events_by_key ON node_events(event_key);\n",
+    /* 19: an account's web sessions found by its id (a login keeps its
+     * newest DB_SESSIONS_PER_USER, a password change deletes the others) */
+    "CREATE INDEX sessions_by_user ON sessions(user, expires);\n",
 };
 
 int db_migration_count(void)

@@ -105,6 +105,8 @@ CREATE TABLE sessions (
     expires INTEGER NOT NULL
 );
 CREATE INDEX sessions_by_expiry ON sessions(expires);
+-- An account keeps its newest DB_SESSIONS_PER_USER sessions (db.h).
+CREATE INDEX sessions_by_user ON sessions(user, expires);
 
 -- Messages players leave for each other (shown at the recipient's next
 -- menu or game start, then marked seen). Sender and recipient go with

@@ -280,6 +280,9 @@ static const char *const migrations[] = {
      * 18): the write of an event is INSERT ... ON CONFLICT DO NOTHING */
     "ALTER TABLE node_events ADD COLUMN event_key TEXT;\n"
     "CREATE UNIQUE INDEX node_events_by_key ON node_events(event_key);\n",
+    /* 19: an account's web sessions found by its id (schema.c's migration
+     * 19) */
+    "CREATE INDEX sessions_by_user ON sessions(\"user\", expires);\n",
 };
 
 int db_pg_migration_count(void)

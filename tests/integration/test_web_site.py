@@ -224,6 +224,25 @@ def test_password_page_changes_it_and_logs_out_elsewhere(daemon):
     assert Web(d.http).post("/login", {"name": "Quin", "password": "another one"}).status == 303
 
 
+def test_logins_by_the_hundred_keep_the_newest_sessions_only(daemon):
+    """Each login is a session row for 30 days: an account logging in over
+    and over (a script, a leaked password) keeps its newest 20 and cannot
+    grow the database; the oldest are logged out, the newest works."""
+    d = daemon
+    first = web_session(d.http, "Tess", PW)
+    other = web_session(d.http, "Ugo", PW)
+    time.sleep(1.1)  # a second older than the rest (sessions are ordered by the second)
+    toks = [Web(d.http).post("/login", {"name": "Tess", "password": PW}).session
+            for _ in range(59)]
+    assert all(toks) and len(set(toks)) == 59
+    user = d.db_rows("SELECT id FROM users WHERE name = 'Tess'")[0][0]
+    assert d.db_rows("SELECT count(*) FROM sessions WHERE user = ?", user) == [(20,)]
+    assert hello_user(d, first) is None and hello_user(d, toks[-1]) == "Tess"
+    assert sum(hello_user(d, t) == "Tess" for t in toks) == 20
+    # another account's sessions are its own: Tess's logins took none of them
+    assert hello_user(d, other) == "Ugo"
+
+
 def test_times_say_utc_scores_say_what_they_show_and_totals_count_live_games(daemon):
     d = daemon
     tok = web_session(d.http, "Rhea", PW)
