@@ -23,10 +23,11 @@ static int read_hosted_game(const db_cur_t *st, void *row)
     g->score = db_col_int(st, 10);
     g->chunks = db_col_int(st, 11);
     g->last_ms = db_col_int(st, 12);
+    g->day_bytes = db_col_int(st, 13);
     return DB_OK;
 }
 
-const db_row_t db_row_hosted_game = {sizeof(db_hosted_game_t), 13, read_hosted_game, NULL};
+const db_row_t db_row_hosted_game = {sizeof(db_hosted_game_t), 14, read_hosted_game, NULL};
 
 static int read_chunk(const db_cur_t *st, void *row)
 {
@@ -52,7 +53,8 @@ void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start
     db_op_step(op, DB_STMT_HOSTED_GAME_INSERT,
                DB_ARGS(DB_INT(user), DB_TEXT_MAX(game, DB_HOSTED_ID_MAX), DB_INT(start_time),
                        DB_INT(w), DB_INT(h)));
-    db_op_step(op, DB_STMT_HOSTED_GAME_OPEN, DB_ARGS(DB_INT(user), DB_TEXT(game)));
+    db_op_step(op, DB_STMT_HOSTED_GAME_OPEN,
+               DB_ARGS(DB_INT(user), DB_TEXT(game), DB_INT(start_time - 86400)));
     db_submit(db, op);
 }
 

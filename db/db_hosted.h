@@ -19,6 +19,8 @@ typedef struct {
     int64_t score;                /* its hosted_scores row, 0 if none */
     int64_t chunks;               /* the highest chunk seq stored, 0 if none */
     int64_t last_ms;              /* the time of the newest chunk */
+    int64_t day_bytes;            /* db_hosted_game_open only: raw output of the user's
+                                     other recordings begun in the 24 hours before now */
 } db_hosted_game_t;
 
 typedef struct {
@@ -34,7 +36,8 @@ typedef void (*db_hosted_game_cb)(void *ud, int status, const db_hosted_game_t *
                                   size_t n);
 
 /* The user's open recording of game (end_time 0), made when there is
- * none (start_time, width, height as given). */
+ * none (start_time, width, height as given); its day_bytes counts the
+ * user's other recordings begun after start_time - 86400. */
 void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start_time, int w, int h,
                          db_hosted_game_cb cb, void *ud);
 /* One chunk (data copied; NULL: none), numbered after the row's last, and

@@ -370,20 +370,26 @@ void db_file_close(db_file_t *f, bool lost);
                    "g.end_time, g.id LIMIT ?2")
 
 /* Hosted games' recordings (db_hosted.c). */
-#define DB_HOSTED_GAME_COLS                                                              \
+/* day: what the user's other recordings begun since ?3 hold (db_hosted_game_t) */
+#define DB_HOSTED_GAME_COLS_DAY(day)                                                     \
     "SELECT h.id, h.user, u.name, h.game, h.start_time, h.end_time, h.width, h.height, " \
     "h.bytes, h.truncated, coalesce(h.score, 0), "                                       \
     "coalesce((SELECT max(c.seq) FROM hosted_chunks c WHERE c.game = h.id), 0), "        \
-    "coalesce((SELECT max(c.ms) FROM hosted_chunks c WHERE c.game = h.id), 0) "          \
-    "FROM hosted_games h JOIN users u ON u.id = h.user"
+    "coalesce((SELECT max(c.ms) FROM hosted_chunks c WHERE c.game = h.id), 0), " day     \
+    " FROM hosted_games h JOIN users u ON u.id = h.user"
+#define DB_HOSTED_GAME_COLS DB_HOSTED_GAME_COLS_DAY("0")
+#define DB_HOSTED_DAY_BYTES                                                                \
+    "coalesce((SELECT sum(o.bytes) FROM hosted_games o WHERE o.user = h.user AND o.id <> " \
+    "h.id AND o.start_time > ?3), 0)"
 #define DB_HOSTED_STMTS(X)                                                                        \
     X(HOSTED_GAME_INSERT, "itiii", RUN, none,                                                     \
       "INSERT INTO hosted_games(user, game, start_time, width, height) "                          \
       "SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM hosted_games "                   \
       "WHERE user = ?1 AND game = ?2 AND end_time = 0)")                                          \
-    X(HOSTED_GAME_OPEN, "it", ROW, hosted_game,                                                   \
-      DB_HOSTED_GAME_COLS " WHERE h.user = ?1 AND h.game = ?2 AND h.end_time = 0 "                \
-                          "ORDER BY h.id DESC LIMIT 1")                                           \
+    X(HOSTED_GAME_OPEN, "iti", ROW, hosted_game,                                                  \
+      DB_HOSTED_GAME_COLS_DAY(DB_HOSTED_DAY_BYTES) " WHERE h.user = ?1 AND h.game = ?2 AND "      \
+                                                   "h.end_time = 0 "                              \
+                                                   "ORDER BY h.id DESC LIMIT 1")                  \
     X(HOSTED_GAME_BY_ID, "i", ROW, hosted_game, DB_HOSTED_GAME_COLS " WHERE h.id = ?1")           \
     X(HOSTED_GAME_SCORE, "i", ROWS, hosted,                                                       \
       DB_HOSTED_COLS " WHERE id = (SELECT score FROM hosted_games WHERE id = ?1)")                \

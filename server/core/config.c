@@ -100,6 +100,9 @@ static const opt_t opts[] = {
      "section's idle overrides it"},
     {"record-max", OPT_SIZE, S(record_max), 0, 0, "32M",
      "BYTES of a hosted game's output recorded (K, M, G; 32M; 0 = no recordings)"},
+    {"record-per-day", OPT_SIZE, S(record_per_day), 0, 0, "256M",
+     "BYTES of output one account's hosted games record in 24 hours (K, M, G; 256M; 0 = no "
+     "cap)"},
     {"hosted-max", OPT_INT, S(hosted_max), 1, 100000, "100",
      "N live hosted games in all, detached ones in their grace period too (100)"},
     {"hosted-per-ip", OPT_INT, S(hosted_per_ip), 1, 100000, "4",

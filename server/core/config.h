@@ -39,24 +39,25 @@ typedef struct {
     int listen_backlog; /* connections the kernel holds for accept (clamped by somaxconn) */
     int loops;          /* loops (threads) Warren's games are spread over (shard.h) */
     /* limits: who the web listener believes, how many accounts an address makes */
-    char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
-    char proxy_from[512];  /* ADDR[/BITS], ...: balancers that send a PROXY header first */
-    int register_per_hour; /* new accounts per address per hour (0 = no limit) */
-    char public_url[200];  /* the site's address as players reach it, for links */
-    char server_name[64];  /* the first screens' title (siteinfo.h); "" = Warren */
-    char motd[240];        /* message of the day under it; "" = none */
-    char ssh_login[128];   /* USER@HOST[:PORT] shown as how to connect; "" = none */
-    int game_idle;         /* seconds without a key before a hosted game is hung up (0: never) */
-    char games_dir[256];   /* players' directories of hosted games; "" = DB's dir/games */
-    char games_user[33];   /* whom hosted games run as when a section has no user */
-    char run_as[33];       /* the user a root warrend becomes (privsep.h); "" = none */
-    int64_t record_max;    /* bytes of a hosted game's output recorded; 0 = none */
-    int hosted_max;        /* live hosted games in all (hostcap.h) */
-    int hosted_per_ip;     /* live hosted games started from one address */
-    int64_t replay_max;    /* bytes of a replay's or cast's body before it is cut */
-    int64_t replay_cache;  /* bytes of gzipped replay bodies kept (0: none) */
-    int replay_builds;     /* replays built at once (records.h) */
-    int replay_queue;      /* replays waiting to be built before 503 */
+    char trust_proxy[256];  /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
+    char proxy_from[512];   /* ADDR[/BITS], ...: balancers that send a PROXY header first */
+    int register_per_hour;  /* new accounts per address per hour (0 = no limit) */
+    char public_url[200];   /* the site's address as players reach it, for links */
+    char server_name[64];   /* the first screens' title (siteinfo.h); "" = Warren */
+    char motd[240];         /* message of the day under it; "" = none */
+    char ssh_login[128];    /* USER@HOST[:PORT] shown as how to connect; "" = none */
+    int game_idle;          /* seconds without a key before a hosted game is hung up (0: never) */
+    char games_dir[256];    /* players' directories of hosted games; "" = DB's dir/games */
+    char games_user[33];    /* whom hosted games run as when a section has no user */
+    char run_as[33];        /* the user a root warrend becomes (privsep.h); "" = none */
+    int64_t record_max;     /* bytes of a hosted game's output recorded; 0 = none */
+    int64_t record_per_day; /* bytes one account's hosted games record in 24 h; 0 = no cap */
+    int hosted_max;         /* live hosted games in all (hostcap.h) */
+    int hosted_per_ip;      /* live hosted games started from one address */
+    int64_t replay_max;     /* bytes of a replay's or cast's body before it is cut */
+    int64_t replay_cache;   /* bytes of gzipped replay bodies kept (0: none) */
+    int replay_builds;      /* replays built at once (records.h) */
+    int replay_queue;       /* replays waiting to be built before 503 */
     int64_t hosted_output_rate; /* a hosted game's output bytes read a second; 0 = no limit */
     gamecfg_list_t games;       /* [game ID] sections; owned (config_free) */
     /* storage */

@@ -25,9 +25,10 @@ struct hostrec {
     bool opening;     /* the open is on its way */
     bool off;         /* the open failed: nothing is written */
     bool closing;     /* its owner let go: free once the open and timer are done */
-    bool truncated;   /* record-max reached */
+    bool truncated;   /* record-max or record-per-day reached */
     bool told;        /* the truncated flag is stored */
     int64_t bytes;    /* raw output recorded in the row */
+    int64_t cap;      /* bytes the row may hold: record-max, less once the row is known */
     int64_t unsaved;  /* of which not yet written */
     int64_t base_ms;  /* this run's time 0 on the row's clock */
     uint64_t t0;      /* uv_now at the start of this run */
@@ -104,12 +105,18 @@ static void after_record(hostrec_t *r)
         uv_timer_start(&r->timer, on_timer, HOSTREC_FLUSH_MS, 0);
 }
 
+/* Which cap r->cap is, for the log. */
+static const char *cap_name(const hostrec_t *r)
+{
+    return r->cap < r->srv->cfg.record_max ? "record-per-day" : "record-max";
+}
+
 /* The cap: what is past it is dropped, cut at the byte, and the row marked. */
 static void hostrec_cut(hostrec_t *r)
 {
     r->truncated = true;
-    log_info("recording user=%lld game=%s: record-max reached at %lld bytes, truncated",
-             (long long)r->user, r->game, (long long)r->bytes);
+    log_info("recording user=%lld game=%s: %s reached at %lld bytes, truncated", (long long)r->user,
+             r->game, cap_name(r), (long long)r->bytes);
     hostrec_flush(r);
 }
 
@@ -117,7 +124,7 @@ void hostrec_output(hostrec_t *r, const char *bytes, size_t len)
 {
     if (!r || r->off || r->truncated || len == 0)
         return;
-    int64_t room = r->srv->cfg.record_max - r->bytes;
+    int64_t room = r->cap - r->bytes;
     bool cut = (int64_t)len > room;
     if (cut)
         len = room > 0 ? (size_t)room : 0; /* the recording fills up to the cap */
@@ -157,6 +164,30 @@ static int64_t wall_ms(void)
     return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
+/* What the row may hold: record-max, or less when the account's other
+ * recordings of the last 24 hours leave less of record-per-day. */
+static int64_t row_cap(const server_t *srv, const db_hosted_game_t *g)
+{
+    int64_t max = srv->cfg.record_max, day = srv->cfg.record_per_day;
+    if (day <= 0)
+        return max;
+    int64_t room = day > g->day_bytes ? day - g->day_bytes : 0;
+    return g->bytes + room < max ? g->bytes + room : max;
+}
+
+/* What this run recorded before its row was known passes the row's cap:
+ * cut at the byte, the row marked. */
+static void cut_early(hostrec_t *r, const db_hosted_game_t *g)
+{
+    int64_t room = r->cap > g->bytes ? r->cap - g->bytes : 0;
+    int64_t kept = recchunk_cut(&r->chunk, (size_t)room);
+    r->unsaved = kept > 0 ? kept : 0;
+    r->bytes = g->bytes + r->unsaved;
+    r->truncated = true;
+    log_info("recording user=%lld game=%s: %s reached at %lld bytes, truncated", (long long)r->user,
+             r->game, cap_name(r), (long long)r->bytes);
+}
+
 static void on_open(void *ud, int status, const db_hosted_game_t *g, const db_hosted_score_t *s,
                     const db_hosted_chunk_t *c, size_t n)
 {
@@ -174,7 +205,10 @@ static void on_open(void *ud, int status, const db_hosted_game_t *g, const db_ho
     }
     r->id = g->id;
     r->bytes += g->bytes; /* a run of a game recorded before: its bytes count too */
-    if (g->truncated) {   /* cut before: this run adds nothing */
+    r->cap = row_cap(r->srv, g);
+    if (!g->truncated && r->bytes > r->cap)
+        cut_early(r, g);
+    if (g->truncated) { /* cut before: this run adds nothing */
         recchunk_reset(&r->chunk);
         r->bytes = g->bytes;
         r->unsaved = 0;
@@ -208,6 +242,7 @@ hostrec_t *hostrec_open(server_t *srv, int64_t user, const char *game, int w, in
         return NULL;
     r->srv = srv;
     r->user = user;
+    r->cap = srv->cfg.record_max;
     snprintf(r->game, sizeof r->game, "%s", game);
     recchunk_init(&r->chunk);
     buf_init(&r->z);

@@ -9,6 +9,10 @@
  * off by a crash restores its save and goes on), else a new row. Output
  * is recorded up to record-max bytes (the read that crosses it up to the
  * byte), the rest not: the row is marked truncated and the game goes on.
+ * Once the row is known, its cap is lower when the account's other rows
+ * begun in the last 24 hours leave less than that of record-per-day (so
+ * one account playing game after game cannot grow the database without
+ * bound); output before the row was known that is past it is dropped.
  *
  * Compression runs on the loop: a chunk is at most about 80 KB raw, about
  * a millisecond of zlib, and a flooding program is read at most

@@ -172,6 +172,38 @@ static bool get_record(reader_t *r, uint64_t *ms, recevent_t *e)
     return e->w >= VTGRID_MIN_W && e->h >= 1;
 }
 
+/* One record of c's at r into out, its output cut to what *room leaves. */
+static int cut_record(recchunk_t *out, reader_t *r, uint64_t *ms, size_t *room)
+{
+    recevent_t e = {0};
+    if (!get_record(r, ms, &e))
+        return -1;
+    if (e.kind == 'r')
+        return recchunk_resize(out, e.ms, e.w, e.h);
+    size_t n = e.len < *room ? e.len : *room;
+    *room -= n;
+    return n ? recchunk_output(out, e.ms, e.data, n) : 0;
+}
+
+int64_t recchunk_cut(recchunk_t *c, size_t keep)
+{
+    recchunk_t out;
+    recchunk_init(&out);
+    reader_t r = {(const uint8_t *)c->raw.data, (const uint8_t *)c->raw.data + c->raw.len};
+    uint64_t ms = c->ms0;
+    size_t room = keep;
+    int bad = 0;
+    while (r.p < r.end && !bad)
+        bad = cut_record(&out, &r, &ms, &room);
+    recchunk_free(c);
+    *c = out;
+    if (bad) {
+        recchunk_reset(c);
+        return -1;
+    }
+    return (int64_t)(keep - room);
+}
+
 int recchunk_decode(uint64_t ms, const void *data, size_t len, buf_t *scratch, recevent_fn fn,
                     void *ud, char *err, size_t errlen)
 {

@@ -38,6 +38,10 @@ void recchunk_reset(recchunk_t *c);
  * chunk would pass RECCHUNK_RAW_MAX (nothing appended then). */
 int recchunk_output(recchunk_t *c, uint64_t ms, const void *bytes, size_t len);
 int recchunk_resize(recchunk_t *c, uint64_t ms, int w, int h);
+/* Keeps the output of c's records up to keep bytes: the record that
+ * crosses it cut at the byte, the output after it dropped, the window
+ * sizes kept. The output bytes kept, or -1 (out of memory: c emptied). */
+int64_t recchunk_cut(recchunk_t *c, size_t keep);
 /* Appends the compressed chunk to out. 0, or -1 (out of memory). */
 int recchunk_compress(const recchunk_t *c, buf_t *out);
 

@@ -84,7 +84,8 @@ static void hosted_summary_html(page_t *p)
                "<td class=\"bytes\">%lld bytes of output%s</td></tr></table>\n",
                h->width, h->height, (long long)h->bytes,
                h->truncated ? " — <b class=\"truncated\">truncated</b>: the recording stopped "
-                              "at the server's record-max; the game went on unrecorded"
+                              "at the server's record-max (a game's) or record-per-day (an "
+                              "account's in 24 hours); the game went on unrecorded"
                             : "");
     buf_printf(o,
                "<p class=\"links\"><a href=\"/hosted/%lld/replay\">Watch the replay</a> · "

@@ -345,3 +345,47 @@ def test_shutdown_writes_the_recording(nethack, clients):
     assert b"r\x00\x50\x18" in raw[:8]  # the run's size first: 80x24
     assert re.search(rb"r[\x80-\xff]*[\x00-\x7f]\x64\x1e", raw)  # the resize to 100x30
     d.start()
+
+
+def test_record_per_day_caps_an_account_playing_game_after_game(bindir, tmp_path, clients):
+    """Each hosted game is a recording of its own, record-max each: an
+    account playing game after game (a script, a program that ends at
+    once) is kept to record-per-day in all over 24 hours. Past it a new
+    game is recorded up to what is left, then not at all (marked
+    truncated, its page says why); another account keeps its own."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start_hosted(bindir, tmp_path, "record-max = 32M\nrecord-per-day = 2K\n"
+                     f"[game report]\ncommand = {toy} report\n", http=True)
+    try:
+        t, name = new_player(d, clients, "rp")
+        for run in range(8):
+            t.send("1")
+            t.wait_for("has ended")
+            t.send(" ")
+            t.wait_for("Your choice")
+            end = time.time() + 10  # the row's bytes are written once it ends
+            while len([r for r in recordings(d, name) if r[2]]) <= run and time.time() < end:
+                time.sleep(0.1)
+        rows = recordings(d, name)
+        sizes = [r[5] for r in rows]
+        assert len(rows) == 8 and all(r[2] for r in rows), rows
+        # whole ones while they fit, the one that crosses the day's cap cut
+        # at the byte (the program writes before its row is known: that is
+        # cut too), then nothing, each marked truncated
+        whole = 2048 // sizes[0]
+        assert 0 < whole < 7, sizes
+        assert sizes == [sizes[0]] * whole + [2048 - whole * sizes[0]] + [0] * (7 - whole), sizes
+        assert [r[6] for r in rows] == [0] * whole + [1] * (8 - whole), rows
+        d.wait_log(rf"recording user=\d+ game=report: record-per-day reached at \d+ bytes")
+        status, page = Web(d.http).html(f"/hosted/{rows[-1][0]}")
+        assert status == 200 and "truncated" in page and "record-per-day" in page
+        # another account has its own day
+        o, other = new_player(d, clients, "ro", "1")
+        o.wait_for("has ended")
+        end = time.time() + 10
+        while not (recordings(d, other) and recordings(d, other)[0][2]) and time.time() < end:
+            time.sleep(0.1)
+        [row] = recordings(d, other)
+        assert row[5] == sizes[0] and not row[6], (row, sizes)
+    finally:
+        d.stop_clean()

@@ -82,6 +82,48 @@ START_TEST(chunk_round_trip)
 }
 END_TEST
 
+/* A chunk cut to a number of output bytes (an account's day of
+ * recordings nearly used): the crossing record cut at the byte, the
+ * output after it gone, sizes and times kept. */
+START_TEST(chunk_cut_keeps_output_up_to_the_byte)
+{
+    recchunk_t c;
+    recchunk_init(&c);
+    ck_assert_int_eq(recchunk_resize(&c, 5, 80, 24), 0);
+    ck_assert_int_eq(recchunk_output(&c, 7, "hello", 5), 0);
+    ck_assert_int_eq(recchunk_output(&c, 9, "world!", 6), 0);
+    ck_assert_int_eq(recchunk_resize(&c, 12, 100, 30), 0);
+    ck_assert_int_eq(recchunk_output(&c, 15, "more", 4), 0);
+    ck_assert_int_eq(recchunk_cut(&c, 7), 7);
+    ck_assert_uint_eq(c.records, 4);
+    ck_assert_uint_eq(c.ms0, 5);
+    buf_t z;
+    buf_init(&z);
+    ck_assert_int_eq(recchunk_compress(&c, &z), 0);
+    seen_t s = {0};
+    char err[100] = "";
+    ck_assert_int_eq(decode(&z, c.ms0, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.n, 4);
+    ck_assert_int_eq(s.ev[0].w, 80);
+    ck_assert_str_eq(s.data[1], "hello");
+    ck_assert_uint_eq(s.ev[1].ms, 7);
+    ck_assert_str_eq(s.data[2], "wo");
+    ck_assert_uint_eq(s.ev[2].ms, 9);
+    ck_assert_int_eq(s.ev[3].kind, 'r');
+    ck_assert_int_eq(s.ev[3].w, 100);
+    ck_assert_uint_eq(s.ev[3].ms, 12);
+    /* nothing left: the output goes, the sizes stay */
+    ck_assert_int_eq(recchunk_cut(&c, 0), 0);
+    ck_assert_uint_eq(c.records, 2);
+    /* more room than output: all of it kept */
+    ck_assert_int_eq(recchunk_output(&c, 20, "abc", 3), 0);
+    ck_assert_int_eq(recchunk_cut(&c, 100), 3);
+    ck_assert_uint_eq(c.records, 3);
+    buf_free(&z);
+    recchunk_free(&c);
+}
+END_TEST
+
 START_TEST(chunk_refuses_what_it_cannot_store)
 {
     recchunk_t c;
@@ -408,6 +450,7 @@ Suite *suite_server_hosted_rec(void)
     Suite *s = suite_create("server.hosted_rec");
     TCase *t = tcase_create("core");
     tcase_add_test(t, chunk_round_trip);
+    tcase_add_test(t, chunk_cut_keeps_output_up_to_the_byte);
     tcase_add_test(t, chunk_refuses_what_it_cannot_store);
     tcase_add_test(t, decoder_refuses_bad_chunks);
     tcase_add_test(t, cast_draws_the_screen_caps_gaps_and_resizes);
