@@ -47,12 +47,12 @@ const db_row_t db_row_hosted_chunk = {sizeof(db_hosted_chunk_t), 3, read_chunk, 
 /* ---- writes ------------------------------------------------------------------------ */
 
 void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start_time, int w, int h,
-                         db_hosted_game_cb cb, void *ud)
+                         int64_t day_max, db_hosted_game_cb cb, void *ud)
 {
     db_op_t *op = db_op_begin(db, DB_ON(hosted_game, cb, ud), 0);
     db_op_step(op, DB_STMT_HOSTED_GAME_INSERT,
                DB_ARGS(DB_INT(user), DB_TEXT_MAX(game, DB_HOSTED_ID_MAX), DB_INT(start_time),
-                       DB_INT(w), DB_INT(h)));
+                       DB_INT(w), DB_INT(h), DB_INT(start_time - 86400), DB_INT(day_max)));
     db_op_step(op, DB_STMT_HOSTED_GAME_OPEN,
                DB_ARGS(DB_INT(user), DB_TEXT(game), DB_INT(start_time - 86400)));
     db_submit(db, op);

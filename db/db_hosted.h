@@ -36,10 +36,12 @@ typedef void (*db_hosted_game_cb)(void *ud, int status, const db_hosted_game_t *
                                   size_t n);
 
 /* The user's open recording of game (end_time 0), made when there is
- * none (start_time, width, height as given); its day_bytes counts the
- * user's other recordings begun after start_time - 86400. */
+ * none (start_time, width, height as given) unless day_max (> 0) bytes
+ * are recorded already in the user's recordings begun after start_time -
+ * 86400 (then DB_ENOTFOUND); its day_bytes counts the user's other
+ * recordings begun then. */
 void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start_time, int w, int h,
-                         db_hosted_game_cb cb, void *ud);
+                         int64_t day_max, db_hosted_game_cb cb, void *ud);
 /* One chunk (data copied; NULL: none), numbered after the row's last, and
  * bytes more raw output counted on the row; truncated sets its flag. */
 void db_hosted_chunk_add(db_t *db, int64_t id, int64_t ms, const void *data, size_t len,

@@ -382,10 +382,11 @@ void db_file_close(db_file_t *f, bool lost);
     "coalesce((SELECT sum(o.bytes) FROM hosted_games o WHERE o.user = h.user AND o.id <> " \
     "h.id AND o.start_time > ?3), 0)"
 #define DB_HOSTED_STMTS(X)                                                                        \
-    X(HOSTED_GAME_INSERT, "itiii", RUN, none,                                                     \
+    X(HOSTED_GAME_INSERT, "itiiiii", RUN, none,                                                   \
       "INSERT INTO hosted_games(user, game, start_time, width, height) "                          \
       "SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM hosted_games "                   \
-      "WHERE user = ?1 AND game = ?2 AND end_time = 0)")                                          \
+      "WHERE user = ?1 AND game = ?2 AND end_time = 0) AND (?7 <= 0 OR coalesce((SELECT "         \
+      "sum(bytes) FROM hosted_games WHERE user = ?1 AND start_time > ?6), 0) < ?7)")              \
     X(HOSTED_GAME_OPEN, "iti", ROW, hosted_game,                                                  \
       DB_HOSTED_GAME_COLS_DAY(DB_HOSTED_DAY_BYTES) " WHERE h.user = ?1 AND h.game = ?2 AND "      \
                                                    "h.end_time = 0 "                              \

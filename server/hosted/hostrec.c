@@ -194,9 +194,13 @@ static void on_open(void *ud, int status, const db_hosted_game_t *g, const db_ho
     hostrec_t *r = ud;
     (void)s, (void)c, (void)n;
     r->opening = false;
-    if (status != DB_OK) {
+    if (status == DB_ENOTFOUND) /* no row made: the account's day is recorded in full */
+        log_info("recording user=%lld game=%s: record-per-day reached, not recorded",
+                 (long long)r->user, r->game);
+    else if (status != DB_OK)
         log_error("recording user=%lld game=%s: cannot open its row (%d)", (long long)r->user,
                   r->game, status);
+    if (status != DB_OK) {
         r->off = true;
         if (r->end.due && r->end.has_score)
             db_hosted_score_add(r->srv->db, &r->end.score, NULL, NULL);
@@ -252,7 +256,8 @@ hostrec_t *hostrec_open(server_t *srv, int64_t user, const char *game, int w, in
     r->t0 = uv_now(srv->loop);
     r->opening = true;
     recchunk_resize(&r->chunk, 0, w, h); /* each run says its size first */
-    db_hosted_game_open(srv->db, user, game, (int64_t)time(NULL), w, h, on_open, r);
+    db_hosted_game_open(srv->db, user, game, (int64_t)time(NULL), w, h, srv->cfg.record_per_day,
+                        on_open, r);
     return r;
 }
 

@@ -12,7 +12,8 @@
  * Once the row is known, its cap is lower when the account's other rows
  * begun in the last 24 hours leave less than that of record-per-day (so
  * one account playing game after game cannot grow the database without
- * bound); output before the row was known that is past it is dropped.
+ * bound; output before the row was known is cut at it too); when they
+ * hold all of it, no row is made and the game runs unrecorded.
  *
  * Compression runs on the loop: a chunk is at most about 80 KB raw, about
  * a millisecond of zlib, and a flooding program is read at most

@@ -350,9 +350,10 @@ def test_shutdown_writes_the_recording(nethack, clients):
 def test_record_per_day_caps_an_account_playing_game_after_game(bindir, tmp_path, clients):
     """Each hosted game is a recording of its own, record-max each: an
     account playing game after game (a script, a program that ends at
-    once) is kept to record-per-day in all over 24 hours. Past it a new
-    game is recorded up to what is left, then not at all (marked
-    truncated, its page says why); another account keeps its own."""
+    once) is kept to record-per-day in all over 24 hours. The game that
+    crosses it is cut at the byte and marked truncated (its page says
+    why); past it games go on unrecorded, no row made; another account
+    keeps its own day."""
     toy = toy_copy(bindir, tmp_path)
     d = start_hosted(bindir, tmp_path, "record-max = 32M\nrecord-per-day = 2K\n"
                      f"[game report]\ncommand = {toy} report\n", http=True)
@@ -363,22 +364,25 @@ def test_record_per_day_caps_an_account_playing_game_after_game(bindir, tmp_path
             t.wait_for("has ended")
             t.send(" ")
             t.wait_for("Your choice")
-            end = time.time() + 10  # the row's bytes are written once it ends
-            while len([r for r in recordings(d, name) if r[2]]) <= run and time.time() < end:
+            end = time.time() + 10  # each row's bytes are written once it ends
+            while not all(r[2] for r in recordings(d, name)) and time.time() < end:
                 time.sleep(0.1)
+        d.wait_log(rf"recording user=\d+ game=report: record-per-day reached, not recorded")
         rows = recordings(d, name)
         sizes = [r[5] for r in rows]
-        assert len(rows) == 8 and all(r[2] for r in rows), rows
-        # whole ones while they fit, the one that crosses the day's cap cut
-        # at the byte (the program writes before its row is known: that is
-        # cut too), then nothing, each marked truncated
-        whole = 2048 // sizes[0]
+        assert all(r[2] for r in rows), rows
+        # whole ones while they fit, then the one that crosses the day's cap
+        # cut at the byte (the program writes before its row is known: that
+        # is cut too), then none
+        whole, rest = divmod(2048, sizes[0])
         assert 0 < whole < 7, sizes
-        assert sizes == [sizes[0]] * whole + [2048 - whole * sizes[0]] + [0] * (7 - whole), sizes
-        assert [r[6] for r in rows] == [0] * whole + [1] * (8 - whole), rows
-        d.wait_log(rf"recording user=\d+ game=report: record-per-day reached at \d+ bytes")
-        status, page = Web(d.http).html(f"/hosted/{rows[-1][0]}")
-        assert status == 200 and "truncated" in page and "record-per-day" in page
+        assert sizes == [sizes[0]] * whole + ([rest] if rest else []), sizes
+        assert [r[6] for r in rows] == [0] * whole + ([1] if rest else []), rows
+        if rest:
+            assert re.search(rf"recording user=\d+ game=report: record-per-day reached at {rest} "
+                             "bytes, truncated", d.log())
+            status, page = Web(d.http).html(f"/hosted/{rows[-1][0]}")
+            assert status == 200 and "truncated" in page and "record-per-day" in page
         # another account has its own day
         o, other = new_player(d, clients, "ro", "1")
         o.wait_for("has ended")

@@ -62,7 +62,7 @@ static void on_scores(void *ud, int status, const db_hosted_score_t *r, size_t n
 static rec_res_t open_rec(fx_t *f, int64_t user, const char *game)
 {
     rec_res_t r = {0};
-    db_hosted_game_open(f->db, user, game, 1000, 80, 24, on_rec, &r);
+    db_hosted_game_open(f->db, user, game, 1000, 80, 24, 0, on_rec, &r);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, DB_OK);
     return r;

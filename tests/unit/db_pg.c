@@ -351,7 +351,7 @@ START_TEST(hosted_rows_and_retired_names)
     pg_open(&f);
     int64_t bob = make_user(&f, "bob", "bob");
     any_res_t open = {0}, got = {0}, top = {0};
-    db_hosted_game_open(f.db, bob, "nethack", 5, 80, 24, on_hosted_game, &open);
+    db_hosted_game_open(f.db, bob, "nethack", 5, 80, 24, 0, on_hosted_game, &open);
     run(&f);
     ck_assert_int_eq(open.status, DB_OK);
     int64_t id = strtoll(open.text, NULL, 10);
