@@ -23,10 +23,11 @@ typedef struct {
     char http[128];   /* ADDR:PORT, "" = off */
     char socket[256]; /* Unix socket path, "" = off */
     char db[256];
-    char control[256]; /* admin control socket; "" = the database path + ".ctl" */
-    char content[256]; /* "" = the built-in location */
-    int grace;         /* seconds a detached game stays live */
-    int max_conns;     /* connections in total */
+    char control[256];  /* admin control socket; "" = the database path + ".ctl" */
+    char content[256];  /* "" = the built-in location */
+    int grace;          /* seconds a detached game stays live */
+    int games_per_hour; /* new games of Warren's one account starts in an hour; 0 = no cap */
+    int max_conns;      /* connections in total */
     int max_per_ip;
     int request_rate;   /* requests and telnet connections a second per address (0 = no limit) */
     int request_burst;  /* ... and at once (addrrate.h) */

@@ -31,6 +31,7 @@
 #include "journal.h"
 #include "lease.h"
 #include "log.h"
+#include "logcap.h"
 #include "notify.h"
 #include "server.h"
 #include "session_impl.h"
@@ -448,8 +449,33 @@ static void game_start(load_req_t *rq)
     }
 }
 
+/* games-per-hour: the oldest of the account's newest games-per-hour (g,
+ * newest first) began within the hour; the player is told when to come
+ * back. Every game row stays (its record, its dump): a script starting
+ * and quitting games by the thousand would grow the database for ever. */
+static bool too_many_started(load_req_t *rq, const db_game_t *g, size_t n)
+{
+    static const logcap_kind_t say = {"game start refused: games-per-hour", 1, 100};
+    server_t *srv = rq->srv;
+    int cap = srv->cfg.games_per_hour;
+    int64_t now = (int64_t)time(NULL);
+    if (cap <= 0 || n < (size_t)cap || g[cap - 1].start_time <= now - 3600)
+        return false;
+    int64_t wait = g[cap - 1].start_time + 3600 - now;
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "You have started %d games in the last hour: a new one can start in %lld "
+             "minute%s.",
+             cap, (long long)(wait + 59) / 60, wait > 60 ? "s" : "");
+    logcap_say_user(srv->strangers, now_ms(srv), LOG_INFO, &say, rq->c ? rq->c->key : "-", rq->user,
+                    "game start refused user=%s: %d games in the last hour", rq->user, cap);
+    play_finish_load(rq, NULL, msg);
+    return true;
+}
+
 /* No live game: the newest one decides whether the player is told of a
- * broken game first (then a later 'p' starts one) or a new game starts. */
+ * broken game first (then a later 'p' starts one) or a new game starts;
+ * the newest games-per-hour whether one may start now. */
 static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
 {
     load_req_t *rq = ud;
@@ -459,10 +485,10 @@ static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
     } else if (status != DB_OK) {
         log_error("games lookup failed user=%s: %d", rq->user, status);
         play_finish_load(rq, NULL, "The game store is not available. Please try again.");
-    } else if (n == 1 && broken_untold(g)) {
+    } else if (n >= 1 && broken_untold(g)) {
         tell_broken(rq->srv, g->id, rq->user);
         play_finish_load(rq, NULL, MSG_BROKEN);
-    } else {
+    } else if (!too_many_started(rq, g, n)) {
         game_start(rq);
     }
 }
@@ -617,7 +643,8 @@ static void on_live_game(void *ud, int status, const db_game_t *g)
         play_finish_load(rq, NULL, "The game store is not available. Please try again.");
         return;
     }
-    db_games_of_user(rq->srv->db, rq->user_id, 1, 0, on_newest_game, rq);
+    int cap = rq->srv->cfg.games_per_hour;
+    db_games_of_user(rq->srv->db, rq->user_id, cap > 1 ? (size_t)cap : 1, 0, on_newest_game, rq);
 }
 
 /* ---- telling a player at login ------------------------------------------------------------ */

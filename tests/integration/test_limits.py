@@ -545,3 +545,56 @@ def test_odd_http_gets_its_status(daemon):
             assert length and int(length.group(1)) == len(body), (path, head)
     Web(d.http).assert_serving()
     assert json.loads(Web(d.http).get("/api/scores").body)["scores"] == []
+
+
+@pytest.mark.daemon(extra=["--games-per-hour", "3"])
+def test_games_per_hour_keeps_a_script_from_growing_the_database(daemon, clients):
+    """Every game is a row kept for ever (its record, its dump of a few
+    KB): an account starting and quitting games over and over is held to
+    games-per-hour, told when it may start again, nothing made meanwhile;
+    its live game is never held back, and another account has its own."""
+    d = daemon
+    t = clients(d.port)
+    t.register("Quitter")
+
+    def start(c):
+        c.send("p")
+        c.wait_for("Any other key")
+        c.send("z")
+        c.wait_for("Welcome")
+
+    def quit(c):
+        c.send("Q")
+        c.wait_for("Really quit?")
+        c.send("y")
+        c.wait_for("Game over")
+        c.send(" ")
+        c.wait_for("Your choice")
+
+    for _ in range(2):
+        start(t)
+        quit(t)
+    start(t)  # the third, saved and left: the one live game
+    t.send("S")
+    t.wait_for("Your choice")
+    games = "SELECT count(*) FROM games g JOIN users u ON u.id = g.user WHERE u.name = ?"
+    assert d.db_rows(games, "Quitter") == [(3,)]
+    t.send("p")  # at the cap, the live game goes on
+    d.wait_log(r"attach user=Quitter game=\d+ ")
+    t.wait_for("♣")
+    quit(t)
+    t.send("p")
+    text = t.wait_for("games in the last hour")
+    assert re.search(r"You have started 3 games in the last hour: a new one can start in "
+                     r"(60|59) minutes\.", text), text
+    assert d.db_rows(games, "Quitter") == [(3,)]
+    d.wait_log(r"game start refused user=Quitter: 3 games in the last hour")
+    o = clients(d.port)  # another account starts its own
+    o.register("Keeper")
+    start(o)
+    # an hour later the account may start again
+    d.db_write(("UPDATE games SET start_time = start_time - 3600 WHERE user = "
+                "(SELECT id FROM users WHERE name = ?)", ["Quitter"]))
+    start(t)
+    quit(t)
+    assert d.db_rows(games, "Quitter") == [(4,)]
