@@ -52,6 +52,30 @@ def test_sshd_snippet_in_debian_config(tmp_path):
     assert other.get("x11forwarding") == "yes"  # Debian's own setting after the Include
 
 
+def test_su_line_fits_debians_pam_file(tmp_path):
+    """RUNNING.md's line that keeps su from the ssh account's empty
+    password, run on a copy of Debian's /etc/pam.d/su: the check comes
+    right after pam_rootok (root may still su) and before common-auth
+    (whose pam_unix nullok would take the empty password); nothing else
+    changes."""
+    doc = (DEPLOY / "RUNNING.md").read_text()
+    cmds = [ln.strip() for ln in doc.splitlines() if ln.strip().startswith("sed -i") and
+            "/etc/pam.d/su" in ln]
+    assert len(cmds) == 1, cmds
+    copy = tmp_path / "su"
+    shutil.copy("/etc/pam.d/su", copy)
+    r = run(["sh", "-c", cmds[0].replace("/etc/pam.d/su", str(copy))])
+    assert r.returncode == 0, r.stderr
+    before = pathlib.Path("/etc/pam.d/su").read_text().splitlines()
+    after = copy.read_text().splitlines()
+    added = [ln for ln in after if "pam_succeed_if" in ln and ln not in before]
+    assert added == ["auth       requisite  pam_succeed_if.so user != warren quiet_success"]
+    at = after.index(added[0])
+    assert re.match(r"auth\s+sufficient\s+pam_rootok\.so", after[at - 1]), after[at - 1]
+    assert at < after.index("@include common-auth")
+    assert after[:at] + after[at + 1:] == before
+
+
 def test_nginx_site(tmp_path):
     cert, key = tmp_path / "fullchain.pem", tmp_path / "privkey.pem"
     r = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
