@@ -62,6 +62,10 @@ rcedit_t *rcedit_new(const char *title, const char *text, size_t len, char *err,
         snprintf(err, errlen, "the file is larger than %d bytes", RCEDIT_TEXT_MAX);
         return NULL;
     }
+    if (len && memchr(text, 0, len)) { /* a line would end at it and lose the rest */
+        snprintf(err, errlen, "the file holds a NUL byte, which no rc file has");
+        return NULL;
+    }
     rcedit_t *e = calloc(1, sizeof *e);
     snprintf(err, errlen, "out of memory");
     if (!e)

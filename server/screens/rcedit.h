@@ -11,8 +11,9 @@
  * (an inserted line goes again).
  *
  * Bounds: RCEDIT_LINES lines of RCEDIT_LINE_MAX bytes, RCEDIT_TEXT_MAX
- * bytes in all (newlines included); a text beyond them is refused by
- * rcedit_new, an edit that would pass them is refused with a notice.
+ * bytes in all (newlines included); a text beyond them, or holding a NUL
+ * byte, is refused by rcedit_new, an edit that would pass them is refused
+ * with a notice.
  *
  * Ownership: rcedit_new returns an editor the caller frees (rcedit_free). */
 #ifndef WARREN_RCEDIT_H

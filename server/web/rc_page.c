@@ -110,6 +110,8 @@ static void on_rc_viewer(void *ud, const db_user_t *u)
                  "Not saved: the file may have at most %d bytes; this one has %zu.", GAMECFG_RC_MAX,
                  r->len);
         rc_page(r, u->name, r->text, r->len, 413, err, false);
+    } else if (r->len && memchr(r->text, 0, r->len)) { /* the telnet editor could not show it */
+        rc_page(r, u->name, r->text, r->len, 400, "Not saved: the text holds a NUL byte.", false);
     } else if (hooks_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, on_rc_saved, r, err,
                              sizeof err) < 0)
         rc_page(r, u->name, r->text, r->len, 400, err, false);

@@ -1107,6 +1107,9 @@ def test_rc_page_in_the_browser(nethack):
     r = web.post("/options/nethack", {"rc": "a" * 8193})
     assert r.status == 413 and b"at most 8192 bytes; this one has 8193" in r.body
     assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    r = web.post("/options/nethack", {"rc": "OPTIONS=a\x00b\r\n"})
+    assert r.status == 400 and b"Not saved: the text holds a NUL byte." in r.body
+    assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
     r = web.post("/options/nethack", {"rc": "x"}, {"Origin": "http://evil.example"})
     assert r.status == 403 and rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
     assert web.get("/options/flood").status == 404  # no rc file

@@ -71,6 +71,8 @@ START_TEST(bounds_are_kept)
     big[RCEDIT_TEXT_MAX + 1] = 0;
     ck_assert(rcedit_new("t", big, RCEDIT_TEXT_MAX + 1, err, sizeof err) == NULL);
     ck_assert_str_eq(err, "the file is larger than 8192 bytes");
+    ck_assert(rcedit_new("t", "OPTIONS=a\0b\nX\n", 14, err, sizeof err) == NULL);
+    ck_assert_str_eq(err, "the file holds a NUL byte, which no rc file has");
     ck_assert(rcedit_new("t", big, RCEDIT_LINE_MAX + 1, err, sizeof err) ==
               NULL); /* one long line */
     /* 40 lines of 199 bytes and their newlines: 8000 bytes */
