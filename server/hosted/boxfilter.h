@@ -1,6 +1,7 @@
 /* boxfilter — the system call filter of a boxed game (docs/HOSTING.md,
- * "The system call filter"). The spawner compiles it before each start,
- * while it may still allocate; the program loads it as its last step
+ * "The system call filter"). The spawner compiles it once, when it
+ * starts (again at a start, which it refuses meanwhile, if that failed),
+ * and keeps it; each program loads that copy as its last step
  * before exec, with no new privileges, and the filter holds for it and
  * for all it starts. A call the filter refuses fails with EPERM (clone3
  * with ENOSYS, so the C library falls back to clone, whose flags the

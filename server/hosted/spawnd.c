@@ -76,6 +76,7 @@ typedef struct {
     playerfs_t fs;
     boxnets_t nets;        /* the namespaces games without network share */
     spawndisk_t disk;      /* the running games' directories, measured */
+    boxfilter_t filter;    /* the programs' system call filter, compiled once (len 0: not yet) */
     hmap_t by_pid;         /* every kid_t (owned), by pid */
     LIST_HEAD(, kid) kids; /* the same, to walk */
     int nkids;
@@ -434,13 +435,26 @@ static int prepare_dir(void *ud, char *err, size_t errlen)
     return dirfd;
 }
 
+/* The system call filter, compiled when the spawner starts and kept: a
+ * compile that failed is tried again at each start, which it refuses
+ * meanwhile with the compile's reason (no program runs unfiltered).
+ * 0, or -1 with err. */
+static int filter_ready(spawnd_t *d, char *err, size_t errlen)
+{
+    if (d->filter.len || boxfilter_make(&d->filter, err, errlen) == 0)
+        return 0;
+    log_error("spawner: %s: hosted programs cannot start", err);
+    return -1;
+}
+
 /* Everything before the fork, none of it on the player's files (the
  * child's prepare_dir): the game, the launch, the fork. */
 static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, int *report,
                            char *err, size_t errlen)
 {
     char path[PLAYERFS_PATH_MAX + 2 * 64];
-    if (request_game(d, m, game, path, sizeof path, err, errlen) < 0)
+    if (request_game(d, m, game, path, sizeof path, err, errlen) < 0 ||
+        filter_ready(d, err, errlen) < 0)
         return -1;
     const gamecfg_t *g = &d->cfg->games->games[*game];
     const spawner_user_t *u = &d->cfg->users[*game];
@@ -466,7 +480,8 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
                          .shared = g->playground_shared,
                          .shared_rw = g->playground_shared_rw,
                          .userns = -1,
-                         .netns = -1};
+                         .netns = -1,
+                         .filter = &d->filter};
         if (!g->network)
             shared_net(d, u, &x.userns, &x.netns);
         pid = spawnexec_start(&x, master, report, err, errlen);
@@ -971,6 +986,8 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     LIST_INIT(&d.kids);
     setup(&d, sock);
     spawndisk_init(&d.disk, cfg, &d.fs); /* after setup, which closes what was open */
+    char err[300];
+    filter_ready(&d, err, sizeof err); /* once; a failure is told at each start */
     for (;;) {
         struct pollfd p[2 + STARTS_MAX + JOBS_MAX + 2];
         int ns = d.nstarts, nj = d.njobs, n = poll_set(&d, p);

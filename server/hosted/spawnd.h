@@ -5,6 +5,7 @@
 #define WARREN_SPAWND_H
 #include <stdbool.h>
 #include <sys/types.h>
+#include "boxfilter.h"
 #include "spawner.h"
 
 /* The spawner's life, in the forked child: serves requests on sock until
@@ -36,10 +37,12 @@ typedef struct {
      * name of shared (one space between them) bound from the real one
      * read-only, each of shared_rw writable. */
     const char *games_dir, *game, *dir, *playground, *shared, *shared_rw;
-    int userns, netns; /* without network: the games' shared ones (boxnet.h), or -1 */
+    int userns, netns;         /* without network: the games' shared ones (boxnet.h), or -1 */
+    const boxfilter_t *filter; /* compiled once by the spawner; NULL or empty: refused */
 } spawnexec_t;
 
-/* Opens a pty and starts the program on it: returns its pid with *master
+/* Opens a pty and starts the program on it, under x->filter (loaded by
+ * the program last before exec; without one it does not start): returns its pid with *master
  * (the pty's master, non-blocking, close-on-exec) and *report (the read
  * end of the child's report pipe, the same), or -1 with err. The child
  * runs on meanwhile: spawnexec_result says, once *report is readable,

@@ -785,9 +785,10 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err,
         snprintf(err, errlen, "a hosted program never runs as root");
         return -1;
     }
-    boxfilter_t filter; /* compiled here: the child allocates nothing */
-    if (boxfilter_make(&filter, err, errlen) < 0)
+    if (!x->filter || x->filter->len == 0) { /* never unfiltered */
+        snprintf(err, errlen, "system call filter: not built");
         return -1;
+    }
     int slave, pipefd[2];
     if (open_fds(x, master, &slave, pipefd) < 0) {
         snprintf(err, errlen, "openpty: %s", strerror(errno));
@@ -795,7 +796,7 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err,
     }
     pid_t pid = fork();
     if (pid == 0)
-        child_run(x, &filter, slave, pipefd[1]);
+        child_run(x, x->filter, slave, pipefd[1]);
     int fork_errno = errno;
     close(slave);
     close(pipefd[1]);

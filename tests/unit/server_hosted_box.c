@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "hosted/boxfilter.h"
 #include "hosted/playerfs.h"
+#include "hosted/spawnd.h"
 #include "hosted/spawner.h"
 #include "hosted/spawnmsg.h"
 
@@ -499,6 +500,37 @@ START_TEST(the_box_filter_refuses_with_an_errno)
 }
 END_TEST
 
+/* A start without the spawner's compiled filter (its compile failed, or
+ * none given) is refused before anything is opened or forked. */
+START_TEST(a_start_without_a_compiled_filter_is_refused)
+{
+    static char *const argv[] = {"/bin/true", NULL}, *const envp[] = {NULL};
+    static const boxfilter_t empty = {.len = 0};
+    spawner_user_t u = {.ok = true, .sw = geteuid() == 0, .uid = 65534, .gid = 65534};
+    gamecfg_limits_t limits = {0};
+    const boxfilter_t *filters[] = {NULL, &empty};
+    for (size_t i = 0; i < 2; i++) {
+        spawnexec_t x = {.argv = argv,
+                         .envp = envp,
+                         .dirfd = -1,
+                         .prep_fd = -1,
+                         .w = 80,
+                         .h = 24,
+                         .limits = &limits,
+                         .user = &u,
+                         .network = true,
+                         .userns = -1,
+                         .netns = -1,
+                         .filter = filters[i]};
+        int master = -1, report = -1;
+        char err[200] = "";
+        ck_assert_int_eq(spawnexec_start(&x, &master, &report, err, sizeof err), -1);
+        ck_assert_str_eq(err, "system call filter: not built");
+        ck_assert(master == -1 && report == -1);
+    }
+}
+END_TEST
+
 Suite *suite_server_hosted_box(void)
 {
     Suite *s = suite_create("server.hosted_box");
@@ -512,6 +544,7 @@ Suite *suite_server_hosted_box(void)
     tcase_add_test(t, disk_use_counts_blocks_and_entries_never_through_a_link);
     tcase_add_test(t, disk_use_walk_is_bounded_without_caps);
     tcase_add_test(t, the_box_filter_refuses_with_an_errno);
+    tcase_add_test(t, a_start_without_a_compiled_filter_is_refused);
     suite_add_tcase(s, t);
     return s;
 }
