@@ -102,7 +102,7 @@ int diskuse_measure(int dirfd, uint64_t stop_bytes, uint64_t stop_entries, disku
 
 bool diskuse_over(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries)
 {
-    return use->deep || use->huge || (cap_bytes && use->bytes > cap_bytes) ||
+    return use->deep || use->huge || use->unseen || (cap_bytes && use->bytes > cap_bytes) ||
            (cap_entries && use->entries > cap_entries);
 }
 
@@ -115,6 +115,15 @@ void diskuse_say(const diskuse_t *use, uint64_t cap_bytes, uint64_t cap_entries,
     else if (use->huge)
         snprintf(out, n, "They are more than %d files and directories, more than any game keeps",
                  DISKUSE_ENTRIES_MAX);
+    else if (use->unseen)
+        snprintf(out, n, "The game holds open files that could not all be counted");
+    else if (cap_bytes && use->bytes > cap_bytes && use->held)
+        snprintf(out, n,
+                 "They take %s%.1f MB (%.1f MB deleted but open), over "
+                 "the %llu MB allowed",
+                 least, (double)use->bytes / (1024.0 * 1024.0),
+                 (double)use->held / (1024.0 * 1024.0),
+                 (unsigned long long)(cap_bytes / (1024u * 1024u)));
     else if (cap_bytes && use->bytes > cap_bytes)
         snprintf(out, n, "They take %s%.1f MB, over the %llu MB allowed", least,
                  (double)use->bytes / (1024.0 * 1024.0),

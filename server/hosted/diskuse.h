@@ -32,6 +32,11 @@ typedef struct {
     bool cut;  /* it stopped counting past a stop value: both are at least this */
     bool deep; /* too deep, or a directory that could not be read: over */
     bool huge; /* past DISKUSE_ENTRIES_MAX entries: over, whatever the caps */
+    /* Added by the caller, not the walk: of bytes, those of files the
+     * running game holds open that no directory names (diskheld.h), and
+     * whether some of its open files could not be looked at (over). */
+    uint64_t held;
+    bool unseen;
 } diskuse_t;
 
 /* Called with each directory of the tree as it is walked (dirfd's own

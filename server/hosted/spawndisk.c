@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "diskheld.h"
 #include "log.h"
 #include "spawnd.h"
 
@@ -326,20 +327,64 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
     bool over = diskuse_over(use, g->disk_bytes, g->disk_files);
     /* twice a cap: killed (a tree too deep, unreadable or past the ceiling is hung up only) */
     diskuse_t counted = *use;
-    counted.deep = counted.huge = false;
+    counted.deep = counted.huge = counted.unseen = false;
     bool hard = diskuse_over(&counted, g->disk_bytes * 2, g->disk_files * 2);
-    bool often = dg->hung || over || near(use, g) || watches_full(dg, 0); /* full: some unwatched */
+    /* full: some unwatched; held: files no inotify event tells of */
+    bool often = dg->hung || over || near(use, g) || watches_full(dg, 0) || use->held;
     due_by(dg, tick(now + (often ? SPAWNDISK_NEAR_MS : SPAWNDISK_EVERY_MS)));
     if (!over || (dg->hung && !hard))
         return;
     diskuse_say(use, g->disk_bytes, g->disk_files, why, sizeof why);
-    snprintf(what, sizeof what, "game=%s dir=%s pid=%d bytes=%llu entries=%llu%s", g->id, dg->dir,
-             (int)dg->pid, (unsigned long long)use->bytes, (unsigned long long)use->entries,
-             use->deep ? " (too deep or unreadable)" : "");
+    char held[64] = "";
+    if (use->held)
+        snprintf(held, sizeof held, " held=%llu", (unsigned long long)use->held);
+    snprintf(what, sizeof what, "game=%s dir=%s pid=%d bytes=%llu entries=%llu%s%s%s", g->id,
+             dg->dir, (int)dg->pid, (unsigned long long)use->bytes,
+             (unsigned long long)use->entries, held, use->deep ? " (too deep or unreadable)" : "",
+             use->unseen ? " (open files not all seen)" : "");
     if (!fn(ud, dg->pid, hard ? SPAWNDISK_KILL : SPAWNDISK_HANGUP, why, what))
         return; /* measured again at the next tick */
     dg->hung = true;
     dg->dead = hard;
+}
+
+/* In a batch's child: the ids the game's processes are looked at with,
+ * the game's user's as the effective ones, when the spawner switches
+ * (root): the owner of its box's user namespace may read what its
+ * processes hold; the real and saved ids stay, to come back. 0 or -1. */
+static int as_owner(const spawner_user_t *u)
+{
+    if (!u->sw)
+        return 0;
+    return setresgid((gid_t)-1, u->gid, (gid_t)-1) < 0 ||
+                   setresuid((uid_t)-1, u->uid, (uid_t)-1) < 0
+               ? -1
+               : 0;
+}
+
+static int as_spawner(const spawner_user_t *u)
+{
+    if (!u->sw)
+        return 0;
+    return setresuid((uid_t)-1, getuid(), (uid_t)-1) < 0 ||
+                   setresgid((gid_t)-1, getgid(), (gid_t)-1) < 0
+               ? -1
+               : 0;
+}
+
+/* In a batch's child: the files dg's processes hold open with no name
+ * (diskheld.h) added to use. */
+static void add_held(spawndisk_t *dk, const spawndisk_game_t *dg, diskuse_t *use)
+{
+    const spawner_user_t *u = &dk->cfg->users[dg->game];
+    diskheld_t h = {.unseen = true};
+    if (as_owner(u) == 0)
+        diskheld_measure(dg->pid, !game_of(dk, dg->game)->network, &h);
+    if (as_spawner(u) < 0) /* this child cannot go on measuring others */
+        _exit(1);
+    use->bytes += h.bytes;
+    use->held = h.bytes;
+    use->unseen = use->unseen || h.unseen;
 }
 
 /* The batch's child: each game measured and reported on out, in turn. */
@@ -352,6 +397,8 @@ static void __attribute__((noreturn)) batch_run(spawndisk_t *dk, int out)
         report_t r = {.i = i};
         dk->report = &r;
         r.ok = measure(dk, dg->game, dg->dir, dg, 2, &r.use, r.err, sizeof r.err) == 0;
+        if (r.ok)
+            add_held(dk, dg, &r.use);
         size_t len = offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0];
         if (send(out, &r, len, MSG_NOSIGNAL) != (ssize_t)len)
             _exit(1);

@@ -314,3 +314,64 @@ def test_a_running_games_directory_that_hangs_holds_up_no_other_start(bindir, tm
         if mount:
             mount.close()
         d.stop_clean()
+
+
+def test_files_a_program_holds_open_with_no_name_count_against_its_cap(bindir, tmp_path, clients):
+    """Files removed while open, and files made with O_TMPFILE, are in no
+    directory a walk passes, yet take the disk: the spawner counts those
+    the game's processes hold (boxed, and network = host with a child
+    process holding them), so a game past its cap that way is hung up and
+    its player told how much of it was held open; once it ended they are
+    gone, and the next start is not refused."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path,
+              f"[game removed]\ncommand = {toy} hold removed 12\ndisk = 8\nhangup-timeout = 60\n"
+              f"[game tmpfile]\ncommand = {toy} hold tmpfile 12 child\ndisk = 8\n"
+              "network = host\nhangup-timeout = 60\n")
+    try:
+        for key, game in (("1", "removed"), ("2", "tmpfile")):
+            t = clients(d.port)
+            name = unique_name(game[:2])
+            t.register(name)
+            t.send(key)
+            t.wait_for("held 12")
+            pid = d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1)
+            m = d.wait_log(rf"spawner: disk over game={game} dir={name} pid={pid} bytes=(\d+) "
+                           r"entries=\d+ held=(\d+): hung up", timeout=10)
+            assert int(m.group(2)) >= 12 << 20 and int(m.group(1)) >= int(m.group(2)), m.group(0)
+            d.wait_log(rf"program exited user={name} game={game} pid={pid} ", timeout=10)
+            t.wait_for(HELP)
+            assert re.search(rf"{game} {re.escape(STOPPED)}\s+They take 12\.\d MB \(12\.0 MB "
+                             r"deleted but open\), over the 8 MB allowed\.",
+                             t.text()), t.text()
+            assert list(player_dir(d, game, name).iterdir()) == []  # nothing with a name
+            t.send(" ")
+            t.wait_for("Your choice")
+            t.send(key)  # what it held went with it: not refused
+            t.wait_for("held 12")
+            assert len(re.findall(rf"hosted start user={name} game={game} ", d.log())) == 2
+    finally:
+        d.stop_clean()
+
+
+def test_a_program_that_hides_what_it_holds_open_is_hung_up(bindir, tmp_path, clients):
+    """A program that makes itself undumpable closes its /proc to its own
+    user, so what it holds open cannot be looked at: that counts as over,
+    as a directory that cannot be listed does, though it holds 1 MB of an
+    8 MB cap."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game hide]\ncommand = {toy} hold removed 1 undumpable\n"
+              "disk = 8\nhangup-timeout = 60\n")
+    try:
+        t = clients(d.port)
+        name = unique_name("hi")
+        t.register(name)
+        t.send("1")
+        pid = d.wait_log(rf"hosted start user={name} game=hide pid=(\d+)").group(1)
+        d.wait_log(rf"spawner: disk over game=hide dir={name} pid={pid} bytes=\d+ entries=\d+ "
+                   r"\(open files not all seen\): hung up", timeout=10)
+        t.wait_for(HELP)
+        assert re.search(rf"hide {re.escape(STOPPED)}\s+The game holds open files that could not "
+                         r"all be counted\.", t.text()), t.text()
+    finally:
+        d.stop_clean()

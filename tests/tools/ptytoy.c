@@ -82,6 +82,16 @@
  *              tmpfs there (memory no limit counts); prints "spill DIR:
  *              ok|why", "nested namespaces: ok|why", "nested tmpfs:
  *              ok|why" (when it has them), "spill done", then waits for 'q'
+ *   hold removed|tmpfile N [child|undumpable]
+ *              holds N files of 1 MB open in its working directory (the
+ *              player's) that no name there shows, as a program that would
+ *              fill the disk past its caps: each made, written and removed
+ *              ("removed"), or made with O_TMPFILE and written ("tmpfile");
+ *              with child a child it forks makes and holds them (and
+ *              sleeps), not itself; with undumpable it first makes itself
+ *              undumpable (its /proc closed to its own user, as a program
+ *              that would hide what it holds). Prints "hold ready" first and "held N"
+ *              (or "hold: " and why not) after, then waits for 'q'
  *   sysv       makes a System V shared memory segment of 1 MB, writes it
  *              and leaves it; prints "sysv shm ID" (or why not), then
  *              waits for 'q'
@@ -114,6 +124,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
@@ -883,6 +894,64 @@ static int fill(int argc, char **argv)
     return wait_q();
 }
 
+/* One held file of 1 MB: open, written, with no name; its descriptor. */
+static int hold_one(int i, bool tmpfile)
+{
+    static char block[64 * 1024];
+    char name[32];
+    snprintf(name, sizeof name, "hold-%05d", i);
+    int fd = tmpfile ? open(".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
+                     : open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || (!tmpfile && unlink(name) < 0))
+        return -1;
+    memset(block, 'x', sizeof block);
+    for (int k = 0; k < 16; k++)
+        if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
+            return -1;
+    return fsync(fd) < 0 ? -1 : fd; /* its blocks allocated: st_blocks counts them */
+}
+
+/* The files held, and what to say of them, in line. */
+static void hold_all(int n, bool tmpfile, char *line, size_t len)
+{
+    int i = 0;
+    while (i < n && hold_one(i, tmpfile) >= 0)
+        i++;
+    if (i < n)
+        snprintf(line, len, "hold: %s after %d\r\n", strerror(errno), i);
+    else
+        snprintf(line, len, "held %d\r\n", n);
+}
+
+static int hold(int argc, char **argv)
+{
+    bool tmpfile = argc > 2 && !strcmp(argv[2], "tmpfile");
+    bool child = argc > 4 && !strcmp(argv[4], "child");
+    if (argc > 4 && !strcmp(argv[4], "undumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return 3;
+    int n = argc > 3 ? atoi(argv[3]) : 0, told[2];
+    char line[300] = "hold: the child said nothing\r\n";
+    raw_mode();
+    out("hold ready\r\n");
+    if (!child)
+        hold_all(n, tmpfile, line, sizeof line);
+    else if (pipe(told) < 0)
+        snprintf(line, sizeof line, "hold: pipe: %s\r\n", strerror(errno));
+    else if (fork() == 0) { /* the child holds them, tells its parent, sleeps */
+        hold_all(n, tmpfile, line, sizeof line);
+        if (write(told[1], line, strlen(line)) < 0)
+            _exit(3);
+        sleep_forever();
+    } else {
+        close(told[1]);
+        ssize_t r = read(told[0], line, sizeof line - 1);
+        if (r > 0)
+            line[r] = 0;
+    }
+    out(line);
+    return wait_q();
+}
+
 static int exit_with(int argc, char **argv)
 {
     return argc > 2 ? atoi(argv[2]) : 0;
@@ -928,7 +997,7 @@ static const struct {
     {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
     {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
     {"fill", NULL, fill},          {"spill", NULL, spill},         {"sysv", sysv, NULL},
-    {"calls", calls, NULL},
+    {"calls", calls, NULL},        {"hold", NULL, hold},
 };
 
 int main(int argc, char **argv)
@@ -937,11 +1006,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++)
         if (!strcmp(mode, MODES[i].name))
             return MODES[i].plain ? MODES[i].plain() : MODES[i].with(argc, argv);
-    fprintf(
-        stderr,
-        "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-        "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
-        "NAME|peek|kill|snoop [DIR...]|"
-        "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls\n");
+    fprintf(stderr,
+            "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+            "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
+            "NAME|peek|kill|snoop [DIR...]|"
+            "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
+            "hold removed|tmpfile N [child|undumpable]\n");
     return 2;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hosted/boxfilter.h"
+#include "hosted/diskheld.h"
 #include "hosted/playerfs.h"
 #include "hosted/spawnd.h"
 #include "hosted/spawner.h"
@@ -531,6 +533,70 @@ START_TEST(a_start_without_a_compiled_filter_is_refused)
 }
 END_TEST
 
+/* n bytes written into fd, on the disk. */
+static void write_out(int fd, size_t n)
+{
+    static char block[64 * 1024];
+    memset(block, 'x', sizeof block);
+    for (size_t done = 0; done < n; done += sizeof block)
+        ck_assert_int_eq(write(fd, block, sizeof block), sizeof block);
+    ck_assert_int_eq(fsync(fd), 0);
+}
+
+/* A process and its child hold, between them, a file made with
+ * O_TMPFILE (twice: dup), a removed one and a named one: the two with no
+ * name count, each once, the named one not (the walk's). */
+START_TEST(files_held_open_with_no_name_are_counted_once)
+{
+    char dir[] = "/tmp/warren-held-XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int keep[] = {ready[1]}; /* not the test runner's own files */
+        spawnexec_close_all_but(keep, 1);
+        setpgid(0, 0);
+        int tmp = open(dir, O_TMPFILE | O_RDWR, 0600);
+        snprintf(path, sizeof path, "%s/gone", dir);
+        int gone = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+        snprintf(path, sizeof path, "%s/named", dir);
+        int named = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (tmp < 0 || gone < 0 || named < 0 || dup(tmp) < 0)
+            _exit(1);
+        write_out(tmp, 1 << 20);
+        write_out(gone, 64 * 1024);
+        write_out(named, 1 << 20);
+        snprintf(path, sizeof path, "%s/gone", dir);
+        unlink(path);
+        if (fork() == 0) { /* the child holds the same files too */
+            if (write(ready[1], "r", 1) != 1)
+                _exit(1);
+            pause();
+        }
+        pause();
+        _exit(0);
+    }
+    char c;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    diskheld_t h;
+    ck_assert_int_eq(diskheld_measure(pid, false, &h), 0);
+    kill(-pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    ck_assert(!h.unseen);
+    ck_assert_int_eq(h.files, 2);
+    ck_assert_uint_ge(h.bytes, (1 << 20) + 64 * 1024);
+    ck_assert_uint_lt(h.bytes, 2 << 20);                    /* not the named one, not twice */
+    ck_assert_int_eq(diskheld_measure(pid, false, &h), -1); /* gone: nothing */
+    ck_assert(h.bytes == 0 && h.files == 0 && !h.unseen);
+    snprintf(path, sizeof path, "%s/named", dir);
+    unlink(path);
+    rmdir(dir);
+    close(ready[0]);
+    close(ready[1]);
+}
+END_TEST
+
 Suite *suite_server_hosted_box(void)
 {
     Suite *s = suite_create("server.hosted_box");
@@ -545,6 +611,7 @@ Suite *suite_server_hosted_box(void)
     tcase_add_test(t, disk_use_walk_is_bounded_without_caps);
     tcase_add_test(t, the_box_filter_refuses_with_an_errno);
     tcase_add_test(t, a_start_without_a_compiled_filter_is_refused);
+    tcase_add_test(t, files_held_open_with_no_name_are_counted_once);
     suite_add_tcase(s, t);
     return s;
 }

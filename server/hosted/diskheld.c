@@ -1,0 +1,243 @@
+/* diskheld — the nameless files a game's processes hold open
+ * (diskheld.h). */
+#include "diskheld.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#define DIR_OPEN     (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define CHILDREN_MAX 4096 /* bytes of one thread's children list read */
+
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    uint64_t bytes;
+} held_file_t;
+
+typedef struct {
+    int tasks, fds, nfiles;
+    bool unseen;
+    held_file_t *files;              /* DISKHELD_FILES_MAX */
+    pid_t queue[DISKHELD_TASKS_MAX]; /* without a box: the processes still to look at */
+    int nqueue;
+} walk_t;
+
+static bool number(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* A look at /proc that failed: a thread or descriptor gone meanwhile
+ * counts nothing; one the kernel keeps from us is unseen. */
+static void failed(walk_t *w)
+{
+    if (errno != ENOENT && errno != ESRCH)
+        w->unseen = true;
+}
+
+static void held_add(walk_t *w, const struct stat *st)
+{
+    if (w->nfiles == DISKHELD_FILES_MAX) {
+        w->unseen = true;
+        return;
+    }
+    w->files[w->nfiles++] = (held_file_t){st->st_dev, st->st_ino, (uint64_t)st->st_blocks * 512u};
+}
+
+/* One thread's descriptors (NAME/fd below taskdir): each a stat through
+ * its link, nothing opened. */
+static void task_fds(walk_t *w, int taskdir, const char *name)
+{
+    char path[NAME_MAX + 16];
+    snprintf(path, sizeof path, "%s/fd", name);
+    int fd = openat(taskdir, path, DIR_OPEN);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir) {
+        failed(w);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    struct dirent *e;
+    while (!w->unseen && (e = readdir(dir))) {
+        struct stat st;
+        if (!number(e->d_name))
+            continue;
+        if (++w->fds > DISKHELD_FDS_MAX) {
+            w->unseen = true;
+            break;
+        }
+        if (fstatat(dirfd(dir), e->d_name, &st, 0) < 0) {
+            if (errno == EACCES || errno == EPERM) /* else gone, or its file failed: not ours */
+                w->unseen = true;
+            continue;
+        }
+        if (S_ISREG(st.st_mode) && st.st_nlink == 0 && st.st_blocks > 0)
+            held_add(w, &st);
+    }
+    closedir(dir);
+}
+
+/* One thread's children (NAME/children below taskdir) queued. */
+static void task_children(walk_t *w, int taskdir, const char *name)
+{
+    char path[NAME_MAX + 16], text[CHILDREN_MAX + 1];
+    snprintf(path, sizeof path, "%s/children", name);
+    int fd = openat(taskdir, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        failed(w);
+        return;
+    }
+    size_t len = 0;
+    for (ssize_t r; len < CHILDREN_MAX && (r = read(fd, text + len, CHILDREN_MAX - len)) > 0;)
+        len += (size_t)r;
+    close(fd);
+    text[len] = 0;
+    if (len == CHILDREN_MAX) /* more than a game has */
+        w->unseen = true;
+    for (char *p = text, *end; !w->unseen && *p; p = end) {
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (w->nqueue == DISKHELD_TASKS_MAX)
+            w->unseen = true;
+        else
+            w->queue[w->nqueue++] = (pid_t)v;
+    }
+}
+
+/* One process (PID below procfd, a /proc): each thread's descriptors,
+ * and its children queued (kids). */
+static void process(walk_t *w, int procfd, const char *pid, bool kids)
+{
+    char path[NAME_MAX + 16];
+    snprintf(path, sizeof path, "%s/task", pid);
+    int fd = openat(procfd, path, DIR_OPEN);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir) {
+        failed(w);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    struct dirent *e;
+    while (!w->unseen && (e = readdir(dir))) {
+        if (!number(e->d_name))
+            continue;
+        if (++w->tasks > DISKHELD_TASKS_MAX) {
+            w->unseen = true;
+            break;
+        }
+        task_fds(w, dirfd(dir), e->d_name);
+        if (kids)
+            task_children(w, dirfd(dir), e->d_name);
+    }
+    closedir(dir);
+}
+
+/* The first child of pid (the box's pid 1, of its holder), or 0. */
+static pid_t first_child(pid_t pid)
+{
+    char path[64], text[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = 0;
+    return (pid_t)atoi(text);
+}
+
+/* The box's own /proc, its processes in pid order: each but its pid 1
+ * (the spawner's reaper, which holds nothing of the game's), reached
+ * through the root of a child of that pid 1 (a program's: the reaper's
+ * own memory is the spawner's, closed to the game's user). -1 when the
+ * box is gone. */
+static int walk_box(walk_t *w, pid_t holder)
+{
+    pid_t one = first_child(holder), inside = one > 0 ? first_child(one) : 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/root/proc", (int)inside);
+    int fd = inside > 0 ? open(path, DIR_OPEN) : -1;
+    struct statfs sf;
+    if (fd >= 0 && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)) {
+        close(fd);
+        fd = -1, errno = EACCES;
+    }
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
+        return inside > 0 && errno != ENOENT && errno != ESRCH ? (w->unseen = true, 0) : -1;
+    }
+    struct dirent *e;
+    while (!w->unseen && (e = readdir(dir)))
+        if (number(e->d_name) && strcmp(e->d_name, "1"))
+            process(w, dirfd(dir), e->d_name, false);
+    closedir(dir);
+    return first_child(holder) == one ? 0 : -1; /* the same box throughout */
+}
+
+/* pid and its descendants, breadth first, in the machine's /proc. */
+static int walk_tree(walk_t *w, pid_t pid)
+{
+    int procfd = open("/proc", DIR_OPEN);
+    if (procfd < 0)
+        return w->unseen = true, 0;
+    w->queue[w->nqueue++] = pid;
+    for (int i = 0; i < w->nqueue && !w->unseen; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "%d", (int)w->queue[i]);
+        process(w, procfd, name, true);
+    }
+    close(procfd);
+    return kill(pid, 0) == 0 || errno == EPERM ? 0 : -1;
+}
+
+static int by_inode(const void *a, const void *b)
+{
+    const held_file_t *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int diskheld_measure(pid_t pid, bool boxed, diskheld_t *out)
+{
+    *out = (diskheld_t){0};
+    walk_t *w = calloc(1, sizeof *w);
+    held_file_t *files = calloc(DISKHELD_FILES_MAX, sizeof *files);
+    if (!w || !files) {
+        free(w);
+        free(files);
+        out->unseen = true;
+        return 0;
+    }
+    w->files = files;
+    int r = boxed ? walk_box(w, pid) : walk_tree(w, pid);
+    qsort(files, (size_t)w->nfiles, sizeof *files, by_inode);
+    for (int i = 0; r == 0 && i < w->nfiles; i++)
+        if (i == 0 || by_inode(&files[i - 1], &files[i])) {
+            out->bytes += files[i].bytes;
+            out->files++;
+        }
+    out->unseen = r == 0 && w->unseen;
+    free(files);
+    free(w);
+    return r;
+}
