@@ -58,6 +58,32 @@ static void held_add(walk_t *w, const struct stat *st)
     w->files[w->nfiles++] = (held_file_t){st->st_dev, st->st_ino, (uint64_t)st->st_blocks * 512u};
 }
 
+/* Whether the thread NAME below taskdir has ended (gone, a zombie, or
+ * exiting with its memory let go, vsize 0): it holds no file, and its
+ * /proc is root's, closed to the game's user. */
+static bool ended(int taskdir, const char *name)
+{
+    char path[NAME_MAX + 16], text[512];
+    snprintf(path, sizeof path, "%s/stat", name);
+    int fd = openat(taskdir, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT || errno == ESRCH;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = 0;
+    const char *end = strrchr(text, ')'); /* the name may hold anything */
+    char state;
+    unsigned long vsize;
+    if (n <= 0)
+        return true;
+    if (!end || sscanf(end + 1,
+                       " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+                       "%*d %*u %lu",
+                       &state, &vsize) != 2)
+        return false;
+    return state == 'Z' || state == 'X' || vsize == 0;
+}
+
 /* One thread's descriptors (NAME/fd below taskdir): each a stat through
  * its link, nothing opened. */
 static void task_fds(walk_t *w, int taskdir, const char *name)
@@ -66,6 +92,8 @@ static void task_fds(walk_t *w, int taskdir, const char *name)
     snprintf(path, sizeof path, "%s/fd", name);
     int fd = openat(taskdir, path, DIR_OPEN);
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir && fd < 0 && (errno == EACCES || errno == EPERM) && ended(taskdir, name))
+        return;
     if (!dir) {
         failed(w);
         if (fd >= 0)
@@ -163,27 +191,46 @@ static pid_t first_child(pid_t pid)
     return (pid_t)atoi(text);
 }
 
+/* The box's /proc, through the root of a thread of inside (any: its
+ * first may have ended while others go on), or -1. */
+static int box_proc(pid_t inside)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)inside);
+    DIR *tasks = opendir(path);
+    int fd = -1;
+    struct dirent *e;
+    while (tasks && fd < 0 && (e = readdir(tasks)))
+        if (number(e->d_name)) {
+            snprintf(path, sizeof path, "/proc/%d/task/%.16s/root/proc", (int)inside, e->d_name);
+            fd = open(path, DIR_OPEN);
+        }
+    if (tasks)
+        closedir(tasks);
+    struct statfs sf;
+    if (fd >= 0 && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* The box's own /proc, its processes in pid order: each but its pid 1
  * (the spawner's reaper, which holds nothing of the game's), reached
  * through the root of a child of that pid 1 (a program's: the reaper's
  * own memory is the spawner's, closed to the game's user). -1 when the
- * box is gone. */
+ * box is gone; a box that is there but cannot be entered is unseen. */
 static int walk_box(walk_t *w, pid_t holder)
 {
     pid_t one = first_child(holder), inside = one > 0 ? first_child(one) : 0;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/root/proc", (int)inside);
-    int fd = inside > 0 ? open(path, DIR_OPEN) : -1;
-    struct statfs sf;
-    if (fd >= 0 && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)) {
-        close(fd);
-        fd = -1, errno = EACCES;
-    }
+    int fd = inside > 0 ? box_proc(inside) : -1;
     DIR *dir = fd < 0 ? NULL : fdopendir(fd);
     if (!dir) {
         if (fd >= 0)
             close(fd);
-        return inside > 0 && errno != ENOENT && errno != ESRCH ? (w->unseen = true, 0) : -1;
+        if (inside > 0 && first_child(holder) == one)
+            w->unseen = true;
+        return w->unseen ? 0 : -1;
     }
     struct dirent *e;
     while (!w->unseen && (e = readdir(dir)))
@@ -193,13 +240,58 @@ static int walk_box(walk_t *w, pid_t holder)
     return first_child(holder) == one ? 0 : -1; /* the same box throughout */
 }
 
-/* pid and its descendants, breadth first, in the machine's /proc. */
-static int walk_tree(walk_t *w, pid_t pid)
+/* The session of the process PID below procfd, or 0. */
+static pid_t session_of(int procfd, pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "%d/stat", (int)pid);
+    int fd = openat(procfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = 0;
+    const char *end = strrchr(text, ')'); /* the name may hold anything */
+    int pp, pg, sid;
+    char st;
+    return end && sscanf(end + 1, " %c %d %d %d", &st, &pp, &pg, &sid) == 4 ? (pid_t)sid : 0;
+}
+
+int diskheld_orphans(pid_t adopter, diskheld_orphan_t *out, int max)
+{
+    char path[64], buf[4096], num[16];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)adopter, (int)adopter);
+    int fd = open(path, O_RDONLY | O_CLOEXEC), procfd = open("/proc", DIR_OPEN), n = 0;
+    size_t have = 0; /* digits of a pid cut by a read */
+    for (ssize_t r; fd >= 0 && procfd >= 0 && n < max && (r = read(fd, buf, sizeof buf)) > 0;)
+        for (ssize_t i = 0; i < r && n < max; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9' && have < sizeof num - 1) {
+                num[have++] = buf[i];
+                continue;
+            }
+            num[have] = 0;
+            pid_t pid = have ? (pid_t)atoi(num) : 0, sid = pid ? session_of(procfd, pid) : 0;
+            have = 0;
+            if (sid > 0 && sid != pid) /* not a session's leader: a game's, left behind */
+                out[n++] = (diskheld_orphan_t){pid, sid};
+        }
+    if (fd >= 0)
+        close(fd);
+    if (procfd >= 0)
+        close(procfd);
+    return n;
+}
+
+/* pid and more, and their descendants, breadth first, in the machine's
+ * /proc. */
+static int walk_tree(walk_t *w, pid_t pid, const pid_t *more, int nmore)
 {
     int procfd = open("/proc", DIR_OPEN);
     if (procfd < 0)
         return w->unseen = true, 0;
     w->queue[w->nqueue++] = pid;
+    for (int i = 0; i < nmore && w->nqueue < DISKHELD_TASKS_MAX; i++)
+        w->queue[w->nqueue++] = more[i];
     for (int i = 0; i < w->nqueue && !w->unseen; i++) {
         char name[16];
         snprintf(name, sizeof name, "%d", (int)w->queue[i]);
@@ -217,7 +309,7 @@ static int by_inode(const void *a, const void *b)
     return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int diskheld_measure(pid_t pid, bool boxed, diskheld_t *out)
+int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, diskheld_t *out)
 {
     *out = (diskheld_t){0};
     walk_t *w = calloc(1, sizeof *w);
@@ -229,7 +321,7 @@ int diskheld_measure(pid_t pid, bool boxed, diskheld_t *out)
         return 0;
     }
     w->files = files;
-    int r = boxed ? walk_box(w, pid) : walk_tree(w, pid);
+    int r = boxed ? walk_box(w, pid) : walk_tree(w, pid, more, nmore);
     qsort(files, (size_t)w->nfiles, sizeof *files, by_inode);
     for (int i = 0; r == 0 && i < w->nfiles; i++)
         if (i == 0 || by_inode(&files[i - 1], &files[i])) {

@@ -11,7 +11,11 @@
  * pid order, so a process that forks and exits to move away from the
  * walk is found again further on. Without a box (network = host), the
  * process the spawner started and its descendants, as the kernel lists
- * each thread's children. Each thread's descriptors are looked at (a
+ * each thread's children, and the spawner's children in its session
+ * (its orphans: the spawner is their subreaper, and spares them while the
+ * game runs), DISKHELD_ORPHANS_MAX a measurement at most; an orphan that
+ * left the session is not seen, and lives until the spawner's next look
+ * for orphans (spawnd.c: at a reap, or every 30 s). Each thread's descriptors are looked at (a
  * thread may have a table of its own), each through /proc's link with
  * stat(2) alone: nothing is opened, read or written through them. Each
  * file counts once (by device and inode), st_blocks * 512 as the walk
@@ -31,9 +35,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define DISKHELD_TASKS_MAX 1024  /* threads of the game's looked at, a measurement */
-#define DISKHELD_FDS_MAX   16384 /* descriptors looked at, a measurement */
-#define DISKHELD_FILES_MAX 4096  /* nameless files counted, a measurement */
+#define DISKHELD_TASKS_MAX   1024  /* threads of the game's looked at, a measurement */
+#define DISKHELD_FDS_MAX     16384 /* descriptors looked at, a measurement */
+#define DISKHELD_FILES_MAX   4096  /* nameless files counted, a measurement */
+#define DISKHELD_ORPHANS_MAX 256   /* the games' orphans looked at, a batch */
 
 typedef struct {
     uint64_t bytes, files; /* the nameless files' blocks (* 512), how many */
@@ -42,7 +47,19 @@ typedef struct {
 
 /* The files with no name the processes of the game started as pid hold
  * open, into out (boxed: pid holds the box, its child being the box's
- * pid 1). Always fills out; 0, or -1 when pid is gone (out all 0). */
-int diskheld_measure(pid_t pid, bool boxed, diskheld_t *out);
+ * pid 1; else the game is pid, the nmore processes of more, its orphans,
+ * and their descendants). Always fills out; 0, or -1 when pid is gone
+ * (out all 0). */
+int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, diskheld_t *out);
+
+/* A child of the subreaper's that leads no session: left behind by the
+ * game whose session it is in. */
+typedef struct {
+    pid_t pid, sid;
+} diskheld_orphan_t;
+
+/* The children of adopter (a subreaper: the spawner) that lead no
+ * session, at most max of them, into out: how many. */
+int diskheld_orphans(pid_t adopter, diskheld_orphan_t *out, int max);
 
 #endif

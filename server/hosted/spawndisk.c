@@ -372,14 +372,27 @@ static int as_spawner(const spawner_user_t *u)
                : 0;
 }
 
+/* In a batch's child: the games' orphans (spawner's children that lead
+ * no session), looked up once a batch. */
+typedef struct {
+    diskheld_orphan_t of[DISKHELD_ORPHANS_MAX];
+    int n;
+} orphans_t;
+
 /* In a batch's child: the files dg's processes hold open with no name
  * (diskheld.h) added to use. */
-static void add_held(spawndisk_t *dk, const spawndisk_game_t *dg, diskuse_t *use)
+static void add_held(spawndisk_t *dk, const spawndisk_game_t *dg, const orphans_t *o,
+                     diskuse_t *use)
 {
     const spawner_user_t *u = &dk->cfg->users[dg->game];
     diskheld_t h = {.unseen = true};
+    pid_t more[DISKHELD_ORPHANS_MAX];
+    int nmore = 0;
+    for (int i = 0; i < o->n; i++)
+        if (o->of[i].sid == dg->pid)
+            more[nmore++] = o->of[i].pid;
     if (as_owner(u) == 0)
-        diskheld_measure(dg->pid, !game_of(dk, dg->game)->network, &h);
+        diskheld_measure(dg->pid, !game_of(dk, dg->game)->network, more, nmore, &h);
     if (as_spawner(u) < 0) /* this child cannot go on measuring others */
         _exit(1);
     use->bytes += h.bytes;
@@ -392,13 +405,19 @@ static void __attribute__((noreturn)) batch_run(spawndisk_t *dk, int out)
 {
     int keep[] = {out, dk->ifd, dk->fs->games_fd};
     spawnexec_close_all_but(keep, sizeof keep / sizeof keep[0]);
+    static orphans_t orphans; /* the games' without a box only: theirs is the box's */
+    bool host = false;
+    for (int i = 0; i < dk->nin; i++)
+        host = host || game_of(dk, dk->in[i]->game)->network;
+    if (host)
+        orphans.n = diskheld_orphans(getppid(), orphans.of, DISKHELD_ORPHANS_MAX);
     for (int i = 0; i < dk->nin; i++) {
         spawndisk_game_t *dg = dk->in[i];
         report_t r = {.i = i};
         dk->report = &r;
         r.ok = measure(dk, dg->game, dg->dir, dg, 2, &r.use, r.err, sizeof r.err) == 0;
         if (r.ok)
-            add_held(dk, dg, &r.use);
+            add_held(dk, dg, &orphans, &r.use);
         size_t len = offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0];
         if (send(out, &r, len, MSG_NOSIGNAL) != (ssize_t)len)
             _exit(1);

@@ -1,7 +1,10 @@
 /* spawndisk — the spawner's watch on the directories of the games it
  * runs: each [game ID]'s disk caps (gamecfg.h: disk, disk-files),
- * measured by diskuse.h as the game's user. Internal to the spawner's
- * files (spawnd.c).
+ * measured by diskuse.h as the game's user, and, once it runs, the files
+ * its processes hold open with no name added (diskheld.h, looked at with
+ * the game's user's ids as the effective ones: measured every
+ * SPAWNDISK_NEAR_MS while it holds any, as no inotify event tells of
+ * them). Internal to the spawner's files (spawnd.c).
  *
  * Before a start the player's directory is measured, in the start's
  * child (spawnd.c): over a cap, the start is refused (SPAWNER_DISK_OVER

@@ -82,13 +82,15 @@
  *              tmpfs there (memory no limit counts); prints "spill DIR:
  *              ok|why", "nested namespaces: ok|why", "nested tmpfs:
  *              ok|why" (when it has them), "spill done", then waits for 'q'
- *   hold removed|tmpfile N [child|undumpable]
+ *   hold removed|tmpfile N [child|orphan|undumpable]
  *              holds N files of 1 MB open in its working directory (the
  *              player's) that no name there shows, as a program that would
  *              fill the disk past its caps: each made, written and removed
  *              ("removed"), or made with O_TMPFILE and written ("tmpfile");
  *              with child a child it forks makes and holds them (and
- *              sleeps), not itself; with undumpable it first makes itself
+ *              sleeps), not itself; with orphan a grandchild, its parent
+ *              gone (left to a subreaper, in the same session); with
+ *              undumpable it first makes itself
  *              undumpable (its /proc closed to its own user, as a program
  *              that would hide what it holds). Prints "hold ready" first and "held N"
  *              (or "hold: " and why not) after, then waits for 'q'
@@ -926,7 +928,8 @@ static void hold_all(int n, bool tmpfile, char *line, size_t len)
 static int hold(int argc, char **argv)
 {
     bool tmpfile = argc > 2 && !strcmp(argv[2], "tmpfile");
-    bool child = argc > 4 && !strcmp(argv[4], "child");
+    bool orphan = argc > 4 && !strcmp(argv[4], "orphan");
+    bool child = orphan || (argc > 4 && !strcmp(argv[4], "child"));
     if (argc > 4 && !strcmp(argv[4], "undumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
         return 3;
     int n = argc > 3 ? atoi(argv[3]) : 0, told[2];
@@ -937,7 +940,9 @@ static int hold(int argc, char **argv)
         hold_all(n, tmpfile, line, sizeof line);
     else if (pipe(told) < 0)
         snprintf(line, sizeof line, "hold: pipe: %s\r\n", strerror(errno));
-    else if (fork() == 0) { /* the child holds them, tells its parent, sleeps */
+    else if (fork() == 0) { /* the child (or its child) holds them, tells, sleeps */
+        if (orphan && fork() != 0)
+            _exit(0);
         hold_all(n, tmpfile, line, sizeof line);
         if (write(told[1], line, strlen(line)) < 0)
             _exit(3);
@@ -1011,6 +1016,6 @@ int main(int argc, char **argv)
             "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
             "NAME|peek|kill|snoop [DIR...]|"
             "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-            "hold removed|tmpfile N [child|undumpable]\n");
+            "hold removed|tmpfile N [child|orphan|undumpable]\n");
     return 2;
 }

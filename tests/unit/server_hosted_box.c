@@ -580,14 +580,14 @@ START_TEST(files_held_open_with_no_name_are_counted_once)
     char c;
     ck_assert_int_eq(read(ready[0], &c, 1), 1);
     diskheld_t h;
-    ck_assert_int_eq(diskheld_measure(pid, false, &h), 0);
+    ck_assert_int_eq(diskheld_measure(pid, false, NULL, 0, &h), 0);
     kill(-pid, SIGKILL);
     waitpid(pid, NULL, 0);
     ck_assert(!h.unseen);
     ck_assert_int_eq(h.files, 2);
     ck_assert_uint_ge(h.bytes, (1 << 20) + 64 * 1024);
-    ck_assert_uint_lt(h.bytes, 2 << 20);                    /* not the named one, not twice */
-    ck_assert_int_eq(diskheld_measure(pid, false, &h), -1); /* gone: nothing */
+    ck_assert_uint_lt(h.bytes, 2 << 20); /* not the named one, not twice */
+    ck_assert_int_eq(diskheld_measure(pid, false, NULL, 0, &h), -1); /* gone: nothing */
     ck_assert(h.bytes == 0 && h.files == 0 && !h.unseen);
     snprintf(path, sizeof path, "%s/named", dir);
     unlink(path);
