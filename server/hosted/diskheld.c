@@ -191,6 +191,18 @@ static pid_t first_child(pid_t pid)
     return (pid_t)atoi(text);
 }
 
+/* Whether the process pid has ended (ended()). */
+static bool process_ended(pid_t pid)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%d", (int)pid);
+    int procfd = open("/proc", DIR_OPEN);
+    bool r = procfd >= 0 && ended(procfd, name);
+    if (procfd >= 0)
+        close(procfd);
+    return r;
+}
+
 /* The box's /proc, through the root of a thread of inside (any: its
  * first may have ended while others go on), or -1. */
 static int box_proc(pid_t inside)
@@ -228,8 +240,8 @@ static int walk_box(walk_t *w, pid_t holder)
     if (!dir) {
         if (fd >= 0)
             close(fd);
-        if (inside > 0 && first_child(holder) == one)
-            w->unseen = true;
+        if (inside > 0 && first_child(holder) == one && !process_ended(inside))
+            w->unseen = true; /* else the program ended: the box ends with it */
         return w->unseen ? 0 : -1;
     }
     struct dirent *e;
