@@ -72,6 +72,7 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
         return (game_state_t)g->state;
     }
     msg_dismiss(g);
+    g->own_line = 0;
     g->vm = vm;
     int cost = pr->key(g, key);
     turn_advance(g, cost); /* sees again after the world moved */

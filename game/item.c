@@ -571,6 +571,20 @@ static bool fits_in_pack(const game_t *g, handle_t holder, handle_t it)
     return n < INV_SLOTS;
 }
 
+/* An own missile's pickup line, logged after message before: an earlier
+ * one of this input for the same letter gives way to it, so a run over
+ * many piles says the stack once, as it ends ("e - 11 arrows"). */
+static void own_line(game_t *g, uint32_t before)
+{
+    if (g->nmsg != before + 1)
+        return; /* folded, or more than one line: left as it is */
+    uint32_t at = g->own_line - 1;
+    if (g->own_line && at < before && msg_at(g, at)->text[0] == msg_at(g, before)->text[0] &&
+        msg_restate(g, at))
+        return;
+    g->own_line = before + 1;
+}
+
 /* The player's own missiles among here[n] taken up again: the ticks. One
  * that does not fit is left lying, marked, without a word. */
 static int own_missiles(game_t *g, const handle_t *here, int n)
@@ -579,9 +593,12 @@ static int own_missiles(game_t *g, const handle_t *here, int n)
     int took = 0;
     for (int i = 0; i < n; i++) {
         const obj_t *o = reg_get(&g->reg, here[i]);
+        uint32_t before = g->nmsg;
         if (o && (o->flags & IF_THROWN) && fits_in_pack(g, g->player, here[i]) &&
-            item_pick_up(g, g->player, here[i]) == 0)
+            item_pick_up(g, g->player, here[i]) == 0) {
+            own_line(g, before);
             took++;
+        }
     }
     g->said_aside += g->said - said;
     return took ? SCHED_MOVE : 0;

@@ -113,7 +113,8 @@ int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t 
 /* The player has stepped onto a cell: gold there is picked up unless the
  * game's option says by hand (game_options_t), so are the player's own
  * thrown or fired missiles (a pickup's SCHED_MOVE, returned: the ticks
- * spent; their words do not stop a travel, g->said_aside), and what else
+ * spent; their words do not stop a travel, g->said_aside; within one
+ * input a stack's later pickup line replaces its earlier one), and what else
  * lies there is said ("You see here a long sword."). */
 int item_arrive(game_t *g);
 int item_carried_weight(const game_t *g, handle_t holder);

@@ -126,6 +126,16 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
     return fit ? fit : (i > from ? 1 : 0);
 }
 
+bool msg_restate(game_t *g, uint32_t at)
+{
+    uint32_t last = g->nmsg - 1;
+    if (g->nmsg < 2 || at < g->msg_seen || at >= last || last - at >= MSG_LOG)
+        return false;
+    g->log[at % MSG_LOG] = g->log[last % MSG_LOG];
+    g->nmsg--;
+    return true;
+}
+
 void msg_dismiss(game_t *g)
 {
     g->msg_seen = g->nmsg;

@@ -29,6 +29,11 @@ int msg_format(const msg_t *m, char *out, size_t n); /* "text (x3)" */
 /* Messages from `from` that fit on one line with room for MORE_TEXT (at
  * least one); *all set when every message up to the newest fits whole. */
 uint32_t msg_fit(const game_t *g, uint32_t from, bool *all);
+/* The newest message takes the place of message `at`, one of those since
+ * the player's last key, and is dropped from the end ("e - 11 arrows"
+ * over "e - 5 arrows"): false, nothing changed, when `at` is no such
+ * message. */
+bool msg_restate(game_t *g, uint32_t at);
 void msg_dismiss(game_t *g); /* a key was pressed: what was shown is read */
 /* Opens --More-- when the new messages overflow; always at the player's
  * death, so "You die..." waits on a key (game_status_t.more). */

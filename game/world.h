@@ -133,6 +133,7 @@ struct game {
     int16_t goal_x, goal_y; /* travel's goal */
     handle_t run_known[16]; /* unaware monsters in view when it began: they do not stop it */
     uint8_t run_nknown;
+    uint32_t own_line; /* 1 + the log index of the last own missiles' pickup line (item.c) */
     /* transient, never saved nor hashed */
     uint8_t leave;       /* the last key asked to save and leave (game_status_t.leave) */
     uint32_t said;       /* every msg_add, a repeat folded or not: "was anything said?" */

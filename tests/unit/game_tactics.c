@@ -4,6 +4,7 @@
  * shoot, the new spells (areas, buffs, powers, detection, summons, sets
  * past 16 bits) and the class powers. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
@@ -14,6 +15,7 @@
 #include "level.h"
 #include "mapgen.h"
 #include "missile.h"
+#include "msg.h"
 #include "power.h"
 #include "prompt.h"
 #include "render.h"
@@ -346,6 +348,52 @@ START_TEST(own_missiles_taken_up_in_passing)
     ck_assert_int_eq(p->x, x0 - 2);
     ck_assert_int_eq(carried(g, dagger), 1);
     ck_assert_int_eq(on_floor(g, dagger), lying + 1);
+    game_free(g);
+}
+END_TEST
+
+/* A run over several piles of the player's own arrows says the quiver's
+ * stack once, as it ends, not a line a pile (each a --More-- to page). */
+START_TEST(own_missiles_in_a_run_say_one_line)
+{
+    game_t *g = alone_in_room(C, 5, 0, FIGHTER, 8);
+    uint16_t arrow = item_named(C, "arrow");
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x0 = p->x, y0 = p->y;
+    level_t *lv = level_current(g);
+    for (int x = x0 - 7; x <= x0 + 1; x++)
+        for (int dy = -1; dy <= 1; dy += 2)
+            lv->terrain[(y0 + dy) * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
+    g->quiver = item_new(g, arrow, 5, g->player, 0, 0, 0, NULL);
+    int had = carried(g, arrow); /* with any the class starts with */
+    int letter = 'a' + reg_get(&g->reg, g->quiver)->a[0];
+    for (int i = 0; i < 3; i++) {
+        handle_t h = item_new(g, arrow, 2, HANDLE_NONE, g->depth, x0 - 2 - i, y0, NULL);
+        reg_get(&g->reg, h)->flags |= IF_THROWN;
+    }
+    uint32_t from = g->nmsg;
+    key(g, '_');
+    g->cur_x = (int16_t)(x0 - 6), g->cur_y = (int16_t)y0;
+    key(g, '.');
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, x0 - 6);
+    ck_assert_int_eq(carried(g, arrow), had + 6);
+    char want[64];
+    snprintf(want, sizeof want, "%c - %d arrows (in quiver).", letter, had + 6);
+    int lines = 0;
+    for (uint32_t i = from; i < g->nmsg; i++)
+        lines += strstr(msg_at(g, i)->text, "arrows (in quiver)") != NULL;
+    ck_assert_int_eq(lines, 1);
+    ck_assert_msg(said_since(g, from, want), "%s", last_msg(g));
+    ck_assert_int_eq(g->prompt, PROMPT_NONE); /* no --More-- to page */
+    /* the next key's pickup is a line of its own again */
+    handle_t h = item_new(g, arrow, 1, HANDLE_NONE, g->depth, x0 - 7, y0, NULL);
+    reg_get(&g->reg, h)->flags |= IF_THROWN;
+    from = g->nmsg;
+    key(g, 'h');
+    snprintf(want, sizeof want, "%c - %d arrows (in quiver).", letter, had + 7);
+    ck_assert_msg(said_since(g, from, want), "%s", last_msg(g));
     game_free(g);
 }
 END_TEST
@@ -707,6 +755,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, target_none_in_view);
     tcase_add_test(t, own_missiles_taken_up_in_passing);
+    tcase_add_test(t, own_missiles_in_a_run_say_one_line);
     tcase_add_test(t, own_missiles_left_when_they_do_not_fit);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
