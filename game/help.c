@@ -184,8 +184,36 @@ size_t help_line_first(const game_view_t *view)
     return (size_t)((view ? view->hint_tick : 0) % n);
 }
 
+/* A cursor prompt's own keys, on the help line while it is up (look's
+ * top lines tell what the cursor is on, not how to move it or leave). */
+#define PROMPT_KEYS_N 5
+static const struct {
+    uint8_t prompt;
+    help_row_t keys[PROMPT_KEYS_N];
+} PROMPT_KEYS[] = {
+    {PROMPT_LOOK,
+     {{"hjklyubn", "move the cursor"},
+      {"Tab/+ -", "next/previous creature"},
+      {"Esc", "leaves"},
+      {"< >", "stairs"}}},
+};
+
+/* The rows that fit the bottom line of s, from column x: the column after. */
+static int keys_line(screen_t *s, int x, const help_row_t *r, size_t n, style_t st)
+{
+    for (size_t i = 0; i < n && r[i].label; i++) {
+        char one[96];
+        int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", r[i].label, r[i].what);
+        if (x + len > s->w)
+            break;
+        x = screen_text(s, x, s->h - 1, st, one);
+    }
+    return x;
+}
+
 /* The line starts one command further as the host's idle clock counts,
- * never on a key or a game turn: keys cost it no bytes. It shows as many commands as fit. */
+ * never on a key or a game turn: keys cost it no bytes. It shows as many
+ * commands as fit; under a cursor prompt with keys of its own, those. */
 int help_line(game_t *g, screen_t *s, const game_view_t *view)
 {
     style_t dim = {8, SCREEN_DEFAULT_COLOR, 0};
@@ -194,6 +222,9 @@ int help_line(game_t *g, screen_t *s, const game_view_t *view)
                            g->state == GAME_DEAD  ? "You are dead."
                            : g->state == GAME_WON ? "You won!"
                                                   : "You quit.");
+    for (size_t i = 0; i < sizeof PROMPT_KEYS / sizeof PROMPT_KEYS[0]; i++)
+        if (PROMPT_KEYS[i].prompt == g->prompt)
+            return keys_line(s, 0, PROMPT_KEYS[i].keys, PROMPT_KEYS_N, dim);
     size_t n;
     const cmd_t *t = cmd_table(&n);
     size_t first = help_line_first(view);

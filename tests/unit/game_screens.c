@@ -167,6 +167,43 @@ START_TEST(look_shows_the_whole_description)
 }
 END_TEST
 
+/* The bottom row of s. */
+static void bottom_row(const screen_t *s, char *out)
+{
+    for (int x = 0; x < s->w && x < 80; x++) {
+        uint32_t ch = screen_at(s, x, s->h - 1)->ch;
+        out[x] = ch < 0x80 ? (char)ch : '?';
+    }
+    out[s->w < 80 ? s->w : 80] = 0;
+}
+
+/* Look's bottom line tells look's own keys (the cursor, Tab, Esc to
+ * leave), not the commands' "move or attack", in a whole frame and in
+ * one drawn over the last; once it closes the commands' line is back. */
+START_TEST(look_shows_its_own_keys)
+{
+    game_t *g = alone_in_room(C, 7, HUMAN, FIGHTER, 4);
+    game_view_t v = {0};
+    char row[81];
+    bottom_row(game_frame(g, 80, 24, &v), row);
+    ck_assert_msg(strstr(row, "move or attack"), "%s", row);
+    key(g, ';');
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    bottom_row(game_frame(g, 80, 24, &v), row);
+    ck_assert_msg(!strstr(row, "move or attack"), "%s", row);
+    ck_assert_msg(strstr(row, "move the cursor") && strstr(row, "Tab") && strstr(row, "Esc leaves"),
+                  "%s", row);
+    static char text[80 * 25 + 1];
+    view_text(g, text, sizeof text);
+    ck_assert_msg(strstr(text, "Esc leaves") && !strstr(text, "move or attack"), "%s", text);
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    bottom_row(game_frame(g, 80, 24, &v), row);
+    ck_assert_msg(strstr(row, "move or attack"), "%s", row);
+    game_free(g);
+}
+END_TEST
+
 /* In look, Tab and + go from creature to creature in view, nearest first,
  * and - back, as the aiming cursor does; the look stays open. */
 START_TEST(look_tabs_between_creatures)
@@ -421,6 +458,7 @@ Suite *suite_game_screens(void)
     tcase_add_test(t, explore_says_who_is_in_the_way);
     tcase_add_test(t, look_shows_the_whole_description);
     tcase_add_test(t, look_tabs_between_creatures);
+    tcase_add_test(t, look_shows_its_own_keys);
     tcase_add_test(t, death_waits_on_more);
     tcase_add_test(t, the_dump_holds_no_questions);
     tcase_add_test(t, sheet_and_discoveries);
