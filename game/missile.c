@@ -187,6 +187,9 @@ static int send(game_t *g, handle_t who, handle_t it, handle_t bow, int x, int y
     int n = flight(g, who, x, y, s.range, path);
     bool hit;
     int at = fly(g, &s, path, n, &hit);
+    if (who == g->player && !hit && at == n - 1 && n >= s.range &&
+        (path[at].x != x || path[at].y != y)) /* its reach ran out before the aim */
+        item_say(g, "<The:obj> fall<s:obj> short.", HANDLE_NONE, one);
     if (at >= 0 && at < n)
         land(g, one, depth, path[at].x, path[at].y, hit);
     else

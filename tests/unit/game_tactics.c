@@ -521,6 +521,31 @@ START_TEST(throwing_anything)
 }
 END_TEST
 
+/* A dart thrown at a spot past its reach (8) says it falls short and
+ * lies where its reach ran out; one thrown within reach says nothing of
+ * the kind. */
+START_TEST(a_throw_past_its_reach_falls_short)
+{
+    game_t *g = alone_in_room(C, 6, 0, WIZARD, 12);
+    uint16_t dart = item_named(C, "dart");
+    handle_t h = carried_handle(g, dart);
+    ck_assert_uint_ne(h, HANDLE_NONE); /* the wizard's kit */
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    uint32_t from = g->nmsg;
+    ck_assert_int_gt(missile_throw(g, g->player, h, x + 11, y), 0);
+    ck_assert_msg(said_since(g, from, "You throw a dart."), "%s", last_msg(g));
+    ck_assert_str_eq(last_msg(g), "The dart falls short.");
+    ck_assert_uint_ne(item_floor_at(g, g->depth, x + 8, y), HANDLE_NONE);
+    from = g->nmsg;
+    ck_assert_int_gt(missile_throw(g, g->player, h, x + 5, y), 0);
+    ck_assert_msg(said_since(g, from, "You throw a dart."), "%s", last_msg(g));
+    ck_assert(!said_since(g, from, "falls short"));
+    ck_assert_uint_ne(item_floor_at(g, g->depth, x + 5, y), HANDLE_NONE);
+    game_free(g);
+}
+END_TEST
+
 /* v chooses the quiver; f fires it before anything else; the inventory
  * says which it is; darts are thrown from the quiver with no launcher. */
 START_TEST(quiver)
@@ -756,6 +781,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, target_none_in_view);
     tcase_add_test(t, own_missiles_taken_up_in_passing);
     tcase_add_test(t, own_missiles_in_a_run_say_one_line);
+    tcase_add_test(t, a_throw_past_its_reach_falls_short);
     tcase_add_test(t, own_missiles_left_when_they_do_not_fit);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
