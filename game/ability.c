@@ -11,6 +11,7 @@
 #include "item.h"
 #include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "status.h"
 
 #define BLINK_MIN   4 /* a hop lands at least this far from the foe */
@@ -227,6 +228,7 @@ static bool steal_gold(game_t *g, handle_t thief)
         return false;
     g->items.gold -= take;
     item_say(g, "<Actor> grab<s:Actor> <obj> from your purse!", thief, it);
+    msg_alert(g);
     return true;
 }
 
@@ -236,6 +238,7 @@ static bool steal_item(game_t *g, handle_t thief)
     if (!it)
         return false;
     item_say(g, "<Actor> snatch<es:Actor> <obj>!", thief, it);
+    msg_alert(g);
     return item_give(g, it, thief, 0) != HANDLE_NONE;
 }
 

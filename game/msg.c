@@ -141,6 +141,12 @@ void msg_dismiss(game_t *g)
     g->msg_seen = g->nmsg;
 }
 
+void msg_alert(game_t *g)
+{
+    if (g->prompt == PROMPT_NONE && g->state == GAME_RUNNING && g->nmsg > g->msg_seen)
+        g->prompt = PROMPT_MORE;
+}
+
 void msg_after_input(game_t *g)
 {
     bool all;

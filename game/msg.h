@@ -35,6 +35,11 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all);
  * message. */
 bool msg_restate(game_t *g, uint32_t at);
 void msg_dismiss(game_t *g); /* a key was pressed: what was shown is read */
+/* What was just said must not slip by (a theft): --More-- waits on a key
+ * even when the line holds it all, which stops a travel or explore too;
+ * left as it is when another prompt is up (its own --More-- or screen
+ * shows the words first). */
+void msg_alert(game_t *g);
 /* Opens --More-- when the new messages overflow; always at the player's
  * death, so "You die..." waits on a key (game_status_t.more). */
 void msg_after_input(game_t *g);

@@ -21,6 +21,7 @@
 #include "level.h"
 #include "msg.h"
 #include "pc.h"
+#include "prompt.h"
 #include "script.h"
 #include "status.h"
 #include "vision.h"
@@ -226,6 +227,45 @@ START_TEST(thief_takes_an_item)
     int left = item_inventory(g, g->player, inv);
     for (int i = 0; i < left; i++)
         ck_assert_uint_ne(reg_get(&g->reg, inv[i])->target, t);
+    done(g);
+}
+END_TEST
+
+/* A theft is not lost among other words: --More-- waits on a key even
+ * when the line holds it all, and that key only pages (no time passes,
+ * the player stays); a grab that fails opens none. */
+START_TEST(theft_waits_on_more)
+{
+    game_t *g = arena(9);
+    handle_t t = spawn_at(g, "goblin sneak", 1, 0);
+    handle_t inv[INV_SLOTS];
+    uint32_t from = g->nmsg;
+    int tries = 0;
+    for (; tries < 200 && item_inventory(g, t, inv) == 0; tries++) {
+        ck_assert_int_eq(g->prompt, PROMPT_NONE); /* the failed grabs: none */
+        msg_dismiss(g);
+        ability_steal(g, t, g->player, false);
+    }
+    ck_assert_int_gt(tries, 1);
+    ck_assert_int_eq(item_inventory(g, t, inv), 1);
+    ck_assert(said_since(g, from, "The goblin sneak snatches "));
+    ck_assert_int_eq(g->prompt, PROMPT_MORE);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x;
+    uint64_t now = g->sched.now;
+    key(g, 'h');
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->x, x);
+    ck_assert_uint_eq(g->sched.now, now);
+    /* gold too */
+    handle_t c = spawn_at(g, "cutpurse", -1, 0);
+    g->items.gold = 100;
+    for (int i = 0; i < 200 && g->items.gold == 100; i++) {
+        msg_dismiss(g);
+        ability_steal(g, c, g->player, true);
+    }
+    ck_assert_int_lt(g->items.gold, 100);
+    ck_assert_int_eq(g->prompt, PROMPT_MORE);
     done(g);
 }
 END_TEST
@@ -569,6 +609,7 @@ Suite *suite_game_bestiary(void)
     tcase_add_test(t, blink_lands_away_from_the_foe);
     tcase_add_test(t, thief_takes_gold_and_flees);
     tcase_add_test(t, thief_takes_an_item);
+    tcase_add_test(t, theft_waits_on_more);
     tcase_add_test(t, pack_spreads_round_its_foe);
     tcase_add_test(t, boon_before_a_fight);
     suite_add_tcase(s, t);

@@ -23,6 +23,7 @@
 #include "mapgen.h"
 #include "msg.h"
 #include "pc.h"
+#include "prompt.h"
 #include "script.h"
 #include "status.h"
 #include "verb.h"
@@ -318,6 +319,8 @@ START_TEST(thieves_steal_by_their_handlers)
     }
     ck_assert_int_lt(g->items.gold, 100);
     ck_assert(said_since(g, from, "from your purse!"));
+    ck_assert_int_eq(g->prompt, PROMPT_MORE); /* not to be missed */
+    g->prompt = PROMPT_NONE;
     ck_assert(status_has(g, t, EFK_(AFRAID)));
     handle_t inv[INV_SLOTS];
     handle_t m = aware_at(g, "master thief", 0, 1);
@@ -330,6 +333,7 @@ START_TEST(thieves_steal_by_their_handlers)
     }
     ck_assert_int_eq(item_inventory(g, m, inv), 1);
     ck_assert_int_eq(item_inventory(g, g->player, inv), before - 1);
+    ck_assert_int_eq(g->prompt, PROMPT_MORE);
     done(g, vm);
 }
 END_TEST
