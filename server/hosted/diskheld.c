@@ -84,20 +84,30 @@ static bool ended(int taskdir, const char *name)
     return state == 'Z' || state == 'X' || vsize == 0;
 }
 
+/* The listing of NAME/SUB below at (a /proc directory), or NULL with
+ * errno the failure's. */
+static DIR *listing(int at, const char *name, const char *sub)
+{
+    char path[NAME_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", name, sub);
+    int fd = openat(at, path, DIR_OPEN);
+    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    if (!dir && fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return dir;
+}
+
 /* One thread's descriptors (NAME/fd below taskdir): each a stat through
  * its link, nothing opened. */
 static void task_fds(walk_t *w, int taskdir, const char *name)
 {
-    char path[NAME_MAX + 16];
-    snprintf(path, sizeof path, "%s/fd", name);
-    int fd = openat(taskdir, path, DIR_OPEN);
-    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
-    if (!dir && fd < 0 && (errno == EACCES || errno == EPERM) && ended(taskdir, name))
-        return;
+    DIR *dir = listing(taskdir, name, "fd");
     if (!dir) {
-        failed(w);
-        if (fd >= 0)
-            close(fd);
+        if (!((errno == EACCES || errno == EPERM) && ended(taskdir, name)))
+            failed(w);
         return;
     }
     struct dirent *e;
@@ -152,14 +162,9 @@ static void task_children(walk_t *w, int taskdir, const char *name)
  * and its children queued (kids). */
 static void process(walk_t *w, int procfd, const char *pid, bool kids)
 {
-    char path[NAME_MAX + 16];
-    snprintf(path, sizeof path, "%s/task", pid);
-    int fd = openat(procfd, path, DIR_OPEN);
-    DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+    DIR *dir = listing(procfd, pid, "task");
     if (!dir) {
         failed(w);
-        if (fd >= 0)
-            close(fd);
         return;
     }
     struct dirent *e;
