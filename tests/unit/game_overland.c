@@ -229,8 +229,7 @@ END_TEST
  * dungeon's mouth), the next nearest on the next press; . goes there. */
 START_TEST(travel_jumps_to_the_ways_in)
 {
-    content_t *c = shipped_content();
-    game_t *g = outside(c, 42);
+    game_t *g = outside(C, 42);
     const atlas_table_t *t = g->atlas.t;
     const obj_t *p = reg_get(&g->reg, g->player);
     int px = p->x, py = p->y, best = -1;
@@ -260,7 +259,6 @@ START_TEST(travel_jumps_to_the_ways_in)
     p = reg_get(&g->reg, g->player);
     ck_assert(p->x != px || p->y != py);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 

@@ -157,8 +157,7 @@ END_TEST
  * dagger goes round it as far as its range, not down at the jamb. */
 START_TEST(missile_beyond_range_round_a_corner)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, 0, FIGHTER);
+    game_t *g = alone(C, 3, 0, FIGHTER);
     open_room(g, 10);
     const obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
@@ -170,7 +169,7 @@ START_TEST(missile_beyond_range_round_a_corner)
     ck_assert_int_eq(n, 8);
     for (int i = 0; i < n; i++)
         ck_assert(!(path[i].x == x + 6 && path[i].y == y - 1));
-    uint16_t dagger = item_named(c, "dagger");
+    uint16_t dagger = item_named(C, "dagger");
     int lying = on_floor(g, dagger);
     item_new(g, dagger, 1, g->player, 0, 0, 0, NULL);
     int letter = 'a' + reg_get(&g->reg, carried_handle(g, dagger))->a[0];
@@ -181,7 +180,6 @@ START_TEST(missile_beyond_range_round_a_corner)
     ck_assert_int_eq(on_floor(g, dagger), lying + 1);
     ck_assert_uint_ne(item_floor_at(g, g->depth, path[n - 1].x, path[n - 1].y), HANDLE_NONE);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -190,8 +188,7 @@ END_TEST
  * and the message says why. */
 START_TEST(bolt_beyond_reach_is_not_cast)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, 0, WIZARD);
+    game_t *g = alone(C, 3, 0, WIZARD);
     open_room(g, 14);
     level_t *lv = level_current(g);
     ck_assert_int_gt(lv->nregions, 0);
@@ -206,7 +203,7 @@ START_TEST(bolt_beyond_reach_is_not_cast)
     ck_assert(vision_sees(g, k));
     int mana = g->pc.mana, hp = reg_get(&g->reg, k)->hp;
     uint64_t t0 = g->sched.now;
-    cast_key(g, spell_named(c, "magic missile"));
+    cast_key(g, spell_named(C, "magic missile"));
     ck_assert_int_eq(g->prompt, PROMPT_TARGET);
     key(g, KEY_ENTER);
     ck_assert_int_eq(g->pc.mana, mana);
@@ -214,7 +211,6 @@ START_TEST(bolt_beyond_reach_is_not_cast)
     ck_assert_int_eq(reg_get(&g->reg, k)->hp, hp);
     ck_assert_msg(strstr(last_msg(g), "out of reach") != NULL, "%s", last_msg(g));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -403,11 +399,10 @@ END_TEST
  * is too heavy; once it fits it is taken up in passing again. */
 START_TEST(own_missiles_left_when_they_do_not_fit)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, FIGHTER);
+    game_t *g = alone(C, 5, 0, FIGHTER);
     open_room(g, 6);
-    uint16_t dagger = item_named(c, "dagger"), ring = item_named(c, "ring of protection"),
-             arrow = item_named(c, "arrow");
+    uint16_t dagger = item_named(C, "dagger"), ring = item_named(C, "ring of protection"),
+             arrow = item_named(C, "arrow");
     ck_assert_int_eq(carried(g, dagger), 0);
     const obj_t *p = reg_get(&g->reg, g->player);
     handle_t d = item_new(g, dagger, 1, HANDLE_NONE, g->depth, p->x + 1, p->y, NULL);
@@ -442,7 +437,6 @@ START_TEST(own_missiles_left_when_they_do_not_fit)
     ck_assert_int_eq(carried(g, dagger), 0);
     ck_assert(!said_since(g, from, "too heavy"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 

@@ -215,8 +215,7 @@ static void view_row(game_t *g, int y, char *out, size_t n)
  * general store. You have 120 gold." */
 START_TEST(the_trade_screen_title_is_a_sentence)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 3);
+    game_t *g = in_town(C, 3);
     beside(g, keeper_of(g, "the general store"));
     key(g, 'p');
     ck_assert_int_eq(g->prompt, PROMPT_SHOP);
@@ -224,7 +223,6 @@ START_TEST(the_trade_screen_title_is_a_sentence)
     view_row(g, 0, row, sizeof row);
     ck_assert_msg(!strncmp(row, "  The general store. You have ", 30), "%s", row);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -232,8 +230,7 @@ END_TEST
  * Tab passes the peaceful by). */
 START_TEST(look_tab_finds_the_keeper)
 {
-    content_t *c = shipped_content();
-    game_t *g = in_town(c, 3);
+    game_t *g = in_town(C, 3);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
     const obj_t *ko = reg_get(&g->reg, k);
@@ -244,7 +241,6 @@ START_TEST(look_tab_finds_the_keeper)
     ck_assert(g->cur_x == ko->x && g->cur_y == ko->y);
     key(g, KEY_ESC);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
