@@ -37,7 +37,7 @@ static int cheb_to_player(game_t *g, handle_t h)
 /* A tough player alone in an open room of radius 8. */
 static game_t *arena(uint64_t seed)
 {
-    game_t *g = alone(shipped_content(), seed, 0, 0);
+    game_t *g = alone(C, seed, 0, 0);
     open_room(g, 8);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 100000;
@@ -46,9 +46,7 @@ static game_t *arena(uint64_t seed)
 
 static void done(game_t *g)
 {
-    content_t *c = (content_t *)g->c;
     game_free(g);
-    content_free(c);
 }
 
 static int creatures_of(game_t *g, const char *name)
@@ -548,27 +546,25 @@ END_TEST
  * at least six kinds to draw from; callers' kin and breaths are sound. */
 START_TEST(content_bands)
 {
-    content_t *c = shipped_content();
-    ck_assert_int_ge(c->n_creatures, 80);
-    ck_assert_int_ge(c->n_items, 120);
+    ck_assert_int_ge(C->n_creatures, 80);
+    ck_assert_int_ge(C->n_items, 120);
     for (int d = 1; d <= 20; d++) {
         int n = 0;
-        for (int i = 0; i < c->n_creatures; i++) {
-            const creature_kind_t *k = &c->creatures[i];
+        for (int i = 0; i < C->n_creatures; i++) {
+            const creature_kind_t *k = &C->creatures[i];
             n += k->weight > 0 && k->min_depth <= d && k->max_depth >= d && !(k->flags & CF_UNIQUE);
         }
         ck_assert_msg(n >= 6, "depth %d has %d kinds", d, n);
     }
-    for (int i = 0; i < c->n_creatures; i++) {
-        const ability_t *ab = &c->creatures[i].ab;
+    for (int i = 0; i < C->n_creatures; i++) {
+        const ability_t *ab = &C->creatures[i].ab;
         if (ab->summon) {
             ck_assert_int_gt(ab->summon_max, 0);
-            ck_assert_int_le(ab->summon, c->n_creatures);
+            ck_assert_int_le(ab->summon, C->n_creatures);
         }
         if (ab->breath)
             ck_assert(ab->breath_range > 0 && ab->recharge > 0 && ab->breath_dtype != DT_NONE);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -602,6 +598,7 @@ Suite *suite_game_bestiary(void)
 {
     Suite *s = suite_create("game_bestiary");
     TCase *t = tcase_create("abilities");
+    with_shipped_content(t);
     tcase_add_test(t, cone_covers_its_aim_within_range);
     tcase_add_test(t, line_goes_through_its_aim);
     tcase_add_test(t, breath_hurts_all_in_it_and_recharges);
@@ -614,6 +611,7 @@ Suite *suite_game_bestiary(void)
     tcase_add_test(t, boon_before_a_fight);
     suite_add_tcase(s, t);
     t = tcase_create("egos");
+    with_shipped_content(t);
     tcase_add_test(t, brands_and_slaying);
     tcase_add_test(t, resistance_is_worn);
     tcase_add_test(t, stealth_is_worn);

@@ -126,16 +126,15 @@ END_TEST
 START_TEST(effects_saved)
 {
     char err[128];
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 42, NULL);
-    handle_t e = effect_apply(g, g->player, c->poison_effect, 350, 1);
+    game_t *g = game_new(C, 42, NULL);
+    handle_t e = effect_apply(g, g->player, C->poison_effect, 350, 1);
     ck_assert_uint_ne(e, HANDLE_NONE);
     key_event_t wait = {'.', 0};
     game_input(g, NULL, wait);
     buf_t b;
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0);
-    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_uint_eq(game_hash(g), game_hash(h));
     const obj_t *eg = reg_get(&g->reg, e), *eh = reg_get(&h->reg, e);
@@ -151,7 +150,6 @@ START_TEST(effects_saved)
     buf_free(&b);
     game_free(g);
     game_free(h);
-    content_free(c);
 }
 END_TEST
 
@@ -159,6 +157,7 @@ Suite *suite_game_effect(void)
 {
     Suite *s = suite_create("game_effect");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_add_test(t, duration_one_runs_all_hooks);
     tcase_add_test(t, ticks_by_interval);
     tcase_add_test(t, stacking_rules);

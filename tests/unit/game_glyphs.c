@@ -47,17 +47,16 @@ static uint32_t terrain_glyph(const content_t *c, const char *name)
 
 START_TEST(liquids_and_rubble_apart_in_every_glyph_set)
 {
-    content_t *c = shipped_content();
-    uint32_t newt = c->creatures[kind_named(c, "giant newt")].glyph;
+    uint32_t newt = C->creatures[kind_named(C, "giant newt")].glyph;
     const struct {
         const char *a, *b;
         uint32_t ga, gb;
     } PAIRS[] = {
-        {"giant newt", "rubble", newt, terrain_glyph(c, "rubble")},
-        {"shallow water", "deep water", terrain_glyph(c, "shallow water"),
-         terrain_glyph(c, "deep water")},
-        {"shallow water", "lava", terrain_glyph(c, "shallow water"), terrain_glyph(c, "lava")},
-        {"deep water", "lava", terrain_glyph(c, "deep water"), terrain_glyph(c, "lava")},
+        {"giant newt", "rubble", newt, terrain_glyph(C, "rubble")},
+        {"shallow water", "deep water", terrain_glyph(C, "shallow water"),
+         terrain_glyph(C, "deep water")},
+        {"shallow water", "lava", terrain_glyph(C, "shallow water"), terrain_glyph(C, "lava")},
+        {"deep water", "lava", terrain_glyph(C, "deep water"), terrain_glyph(C, "lava")},
     };
     for (size_t t = 0; t < sizeof TERMS / sizeof TERMS[0]; t++) {
         ansi_profile_t p;
@@ -66,7 +65,6 @@ START_TEST(liquids_and_rubble_apart_in_every_glyph_set)
             ck_assert_msg(!same_bytes(&p, PAIRS[i].ga, STYLE_DEFAULT, PAIRS[i].gb, STYLE_DEFAULT),
                           "%s: %s and %s look the same", TERMS[t], PAIRS[i].a, PAIRS[i].b);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -75,8 +73,7 @@ END_TEST
  * by weight. */
 START_TEST(player_and_keepers_apart_in_every_glyph_set)
 {
-    content_t *c = shipped_content();
-    const creature_kind_t *you = &c->creatures[kind_named(c, "you")];
+    const creature_kind_t *you = &C->creatures[kind_named(C, "you")];
     style_t ps = {you->fg, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     int keepers = 0;
     for (size_t t = 0; t < sizeof TERMS / sizeof TERMS[0]; t++)
@@ -85,8 +82,8 @@ START_TEST(player_and_keepers_apart_in_every_glyph_set)
             ansi_profile_for_term(&p, TERMS[t]);
             if (!colours)
                 p.colors = ANSI_COLORS_NONE;
-            for (int i = 0; i < c->n_creatures; i++) {
-                const creature_kind_t *k = &c->creatures[i];
+            for (int i = 0; i < C->n_creatures; i++) {
+                const creature_kind_t *k = &C->creatures[i];
                 if (!(k->flags & CF_PEACEFUL))
                     continue;
                 keepers++;
@@ -97,7 +94,6 @@ START_TEST(player_and_keepers_apart_in_every_glyph_set)
             }
         }
     ck_assert_int_ge(keepers, 5 * 8);
-    content_free(c);
 }
 END_TEST
 
@@ -105,6 +101,7 @@ Suite *suite_game_glyphs(void)
 {
     Suite *s = suite_create("game_glyphs");
     TCase *t = tcase_create("glyphs");
+    with_shipped_content(t);
     tcase_add_test(t, liquids_and_rubble_apart_in_every_glyph_set);
     tcase_add_test(t, player_and_keepers_apart_in_every_glyph_set);
     suite_add_tcase(s, t);

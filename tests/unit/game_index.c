@@ -150,10 +150,9 @@ static const char *random_keys(uint32_t *r, char one[2])
 START_TEST(index_equals_a_full_walk_after_every_key)
 {
     enum { SEEDS = 10, KEYS = 1500, SNAP_EVERY = 300 };
-    content_t *c = shipped_content();
     uint32_t checked = 0, total = 0, levels = 0;
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         uint32_t r = (uint32_t)seed * 2654435761u, *played = calloc(KEYS, sizeof *played);
         uint32_t was = g->level_changes;
         int n = 0;
@@ -172,7 +171,7 @@ START_TEST(index_equals_a_full_walk_after_every_key)
                 char err[128];
                 buf_init(&b);
                 ck_assert_int_eq(game_snapshot(g, &b), 0);
-                game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+                game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
                 ck_assert_msg(h != NULL, "%s", err);
                 buf_free(&b);
                 ck_assert_uint_eq(game_hash(g), game_hash(h));
@@ -184,7 +183,7 @@ START_TEST(index_equals_a_full_walk_after_every_key)
         levels += g->level_changes - was;
         total += (uint32_t)n;
         /* a replay of the same keys from the seed: the same game, the same index */
-        game_t *replay = started(game_new(c, seed, NULL));
+        game_t *replay = started(game_new(C, seed, NULL));
         for (int i = 0; i < n; i++)
             key(replay, played[i]);
         ck_assert_uint_eq(game_hash(g), game_hash(replay));
@@ -196,7 +195,6 @@ START_TEST(index_equals_a_full_walk_after_every_key)
     fprintf(stderr, "index: %u keys, %u checked, %u level changes\n", total, checked, levels);
     ck_assert_uint_gt(checked, total * 9 / 10);
     ck_assert_uint_gt(levels, 0);
-    content_free(c);
 }
 END_TEST
 
@@ -204,6 +202,7 @@ Suite *suite_game_index(void)
 {
     Suite *s = suite_create("game_index");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, index_equals_a_full_walk_after_every_key);
     suite_add_tcase(s, t);

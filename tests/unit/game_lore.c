@@ -33,7 +33,7 @@
 /* A player of race and class alone in an open room of radius 8, a vm lent. */
 static game_t *arena(uint64_t seed, int race, int cls, script_vm_t **vm)
 {
-    game_t *g = alone(shipped_content(), seed, race, cls);
+    game_t *g = alone(C, seed, race, cls);
     open_room(g, 8);
     *vm = script_vm_new();
     ck_assert_ptr_nonnull(*vm);
@@ -43,12 +43,10 @@ static game_t *arena(uint64_t seed, int race, int cls, script_vm_t **vm)
 
 static void done(game_t *g, script_vm_t *vm)
 {
-    content_t *c = (content_t *)g->c;
     ck_assert_msg(g->script_errors == 0, "handler errors: %s", g->script_err);
     game_free(g);
-    script_vm_forget(vm, c);
+    script_vm_forget(vm, C);
     script_vm_free(vm);
-    content_free(c);
 }
 
 static obj_t *player(game_t *g)
@@ -411,16 +409,14 @@ END_TEST
 /* Twenty kinds and more have scripted powers of their own. */
 START_TEST(scripted_kinds)
 {
-    content_t *c = shipped_content();
     int n = 0;
-    for (int k = 0; k < c->n_creatures; k++) {
+    for (int k = 0; k < C->n_creatures; k++) {
         int any = 0;
         for (int t = 1; t < EV_TYPES; t++)
-            any |= script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)k, (uint16_t)t) > 0;
+            any |= script_kind_handler(C, SCRIPT_KIND_CREATURE, (uint16_t)k, (uint16_t)t) > 0;
         n += any;
     }
     ck_assert_int_ge(n, 20);
-    content_free(c);
 }
 END_TEST
 
@@ -500,6 +496,7 @@ Suite *suite_game_lore(void)
 {
     Suite *s = suite_create("game_lore");
     TCase *tc = tcase_create("lore");
+    with_shipped_content(tc);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, basilisk_gaze);
     tcase_add_test(tc, gargoyle_disguise);

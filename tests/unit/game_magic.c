@@ -35,9 +35,7 @@ static int class_named(const content_t *c, const char *name)
 
 static void done(game_t *g)
 {
-    content_t *c = (content_t *)g->c;
     game_free(g);
-    content_free(c);
 }
 
 static obj_t *player(game_t *g)
@@ -62,22 +60,21 @@ static void next_level(game_t *g)
  * confuse, never fireball yet): the letter it types is the spell learnt. */
 START_TEST(level_up_picks_a_spell)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 41, 0, class_named(c, "wizard"));
-    ck_assert_int_eq(g->pc.spells, 1u << spell_named(c, "magic missile"));
+    game_t *g = alone(C, 41, 0, class_named(C, "wizard"));
+    ck_assert_int_eq(g->pc.spells, 1u << spell_named(C, "magic missile"));
     next_level(g);
     ck_assert_int_eq(g->pc.xl, 2);
     ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
     uint32_t now = chargen_learnable_now(g);
-    ck_assert(now & (1u << spell_named(c, "shield")));
-    ck_assert(now & (1u << spell_named(c, "confuse")));
-    ck_assert(!(now & (1u << spell_named(c, "fireball"))));
+    ck_assert(now & (1u << spell_named(C, "shield")));
+    ck_assert(now & (1u << spell_named(C, "confuse")));
+    ck_assert(!(now & (1u << spell_named(C, "fireball"))));
     /* the letters are the learnable spells in id order: find shield's */
     int letter = 0;
-    for (int i = 0; i < spell_named(c, "shield"); i++)
+    for (int i = 0; i < spell_named(C, "shield"); i++)
         letter += (now >> i) & 1;
     key(g, (uint32_t)('a' + letter));
-    ck_assert(g->pc.spells & (1u << spell_named(c, "shield")));
+    ck_assert(g->pc.spells & (1u << spell_named(C, "shield")));
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     ck_assert_int_eq(g->pc.spell_picks, 0);
     ck_assert_str_eq(last_msg(g), "You learn to cast shield.");
@@ -89,22 +86,20 @@ END_TEST
  * spell of its class by level 20; fighters and rogues pick none. */
 START_TEST(every_class_spell_is_reachable)
 {
-    content_t *c = shipped_content();
-    for (int cls = 0; cls < c->n_classes; cls++) {
-        game_t *g = alone(c, 42, 0, cls);
+    for (int cls = 0; cls < C->n_classes; cls++) {
+        game_t *g = alone(C, 42, 0, cls);
         while (g->pc.xl < 20) {
             next_level(g);
             while (g->prompt == PROMPT_LEVELUP)
                 key(g, 'a');
         }
-        const class_kind_t *k = &c->classes[cls];
+        const class_kind_t *k = &C->classes[cls];
         ck_assert_msg((g->pc.spells & k->learnable) == k->learnable, "%s misses spells %x", k->name,
                       k->learnable & ~g->pc.spells);
         if (!k->mana)
             ck_assert_int_eq(g->pc.spells, 0);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -120,9 +115,8 @@ static handle_t carry(game_t *g, const char *name)
  * and takes no time. */
 START_TEST(books_teach_spells)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 43, 0, class_named(c, "wizard"));
-    int fireball = spell_named(c, "fireball");
+    game_t *g = alone(C, 43, 0, class_named(C, "wizard"));
+    int fireball = spell_named(C, "fireball");
     handle_t book = carry(g, "book of fireball");
     ck_assert_int_eq(itemuse_use(g, g->player, book, 0, 0), 0);
     ck_assert_ptr_nonnull(reg_get(&g->reg, book));
@@ -133,22 +127,21 @@ START_TEST(books_teach_spells)
     ck_assert(g->pc.spells & (1u << fireball));
     ck_assert_ptr_null(reg_get(&g->reg, book));
     game_free(g);
-    g = alone(c, 43, 0, class_named(c, "fighter"));
+    g = alone(C, 43, 0, class_named(C, "fighter"));
     book = carry(g, "book of smite");
     ck_assert_int_eq(itemuse_use(g, g->player, book, 0, 0), 0);
     ck_assert_str_eq(last_msg(g), "The runes of smite mean nothing to a fighter.");
     ck_assert_int_eq(g->pc.spells, 0);
     game_free(g);
     /* every learnable spell has its book */
-    for (int i = 0; i < c->n_spells; i++) {
+    for (int i = 0; i < C->n_spells; i++) {
         bool learnable = false, book_of = false;
-        for (int k = 0; k < c->n_classes; k++)
-            learnable |= (c->classes[k].learnable >> i) & 1;
-        for (int k = 0; k < c->n_items; k++)
-            book_of |= c->items[k].use == USE_LEARN && c->items[k].spell == i;
-        ck_assert_msg(!learnable || book_of, "no book of %s", c->spells[i].name);
+        for (int k = 0; k < C->n_classes; k++)
+            learnable |= (C->classes[k].learnable >> i) & 1;
+        for (int k = 0; k < C->n_items; k++)
+            book_of |= C->items[k].use == USE_LEARN && C->items[k].spell == i;
+        ck_assert_msg(!learnable || book_of, "no book of %s", C->spells[i].name);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -159,11 +152,10 @@ END_TEST
  * target; the others: their user) differ for every pair. */
 START_TEST(item_effects_are_distinct)
 {
-    content_t *c = shipped_content();
     char seen[256][96];
     int n = 0;
-    for (int k = 0; k < c->n_items; k++) {
-        const item_kind_t *it = &c->items[k];
+    for (int k = 0; k < C->n_items; k++) {
+        const item_kind_t *it = &C->items[k];
         if (it->cls != IC_POTION && it->cls != IC_SCROLL && it->cls != IC_WAND)
             continue;
         if (it->use == USE_LEARN)
@@ -178,13 +170,12 @@ START_TEST(item_effects_are_distinct)
         memcpy(seen[n++], sig, sizeof sig);
     }
     ck_assert_int_ge(n, 40);
-    content_free(c);
 }
 END_TEST
 
 static game_t *room(uint64_t seed)
 {
-    game_t *g = alone(shipped_content(), seed, 0, 0);
+    game_t *g = alone(C, seed, 0, 0);
     open_room(g, 8);
     player(g)->hp = player(g)->hp_max = 1000;
     return g;
@@ -311,6 +302,7 @@ Suite *suite_game_magic(void)
 {
     Suite *s = suite_create("game_magic");
     TCase *tc = tcase_create("magic");
+    with_shipped_content(tc);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, level_up_picks_a_spell);
     tcase_add_test(tc, every_class_spell_is_reachable);

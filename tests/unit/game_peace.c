@@ -62,8 +62,7 @@ static void top_line(game_t *g, char *out, size_t n)
  * the keeper, and with the keeper alone in view nothing is the default. */
 START_TEST(default_target_and_tab_skip_peacefuls)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, 0, FIGHTER);
+    game_t *g = alone(C, 3, 0, FIGHTER);
     open_room(g, 6);
     handle_t k = held(g, "shopkeeper", 1, 0);
     ck_assert_uint_eq(target_default(g), HANDLE_NONE);
@@ -80,7 +79,6 @@ START_TEST(default_target_and_tab_skip_peacefuls)
     g->target = k; /* even a keeper aimed at before is not the default */
     ck_assert_uint_ne(target_default(g), k);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -88,8 +86,7 @@ END_TEST
  * kobold archer shoots at the player past a keeper too. */
 START_TEST(missiles_pass_peacefuls_by)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, FIGHTER);
+    game_t *g = alone(C, 5, 0, FIGHTER);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 100000;
@@ -106,7 +103,6 @@ START_TEST(missiles_pass_peacefuls_by)
     ck_assert_int_eq(shots, 20);
     ck_assert(!hurt(g, k2));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -114,8 +110,7 @@ END_TEST
  * strike the kobold; a burst aimed beyond a keeper spares it. */
 START_TEST(spells_pass_peacefuls_by)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, WIZARD);
+    game_t *g = alone(C, 9, 0, WIZARD);
     open_room(g, 6);
     g->pc.mana = g->pc.mana_max = 500;
     handle_t k = held(g, "sage", 1, 0), m = held(g, "kobold", 3, 0);
@@ -133,7 +128,6 @@ START_TEST(spells_pass_peacefuls_by)
         }
     ck_assert(!hurt(g, k));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -143,28 +137,25 @@ END_TEST
 START_TEST(beams_cones_and_chains_pass_peacefuls_by)
 {
     static const char *const WANDS[] = {"wand of lightning", "wand of frost", "wand of sparks"};
-    content_t *c = shipped_content();
     for (int w = 0; w < 3; w++) {
-        game_t *g = alone(c, 9, 0, FIGHTER);
+        game_t *g = alone(C, 9, 0, FIGHTER);
         open_room(g, 6);
         reg_get(&g->reg, g->player)->hp = reg_get(&g->reg, g->player)->hp_max = 1000;
         handle_t k = held(g, "sage", w == 2 ? 4 : 1, w == 2 ? 1 : 0), m = held(g, "kobold", 3, 0);
-        handle_t it = item_new(g, item_named(c, WANDS[w]), 1, g->player, 0, 0, 0, &g->play);
+        handle_t it = item_new(g, item_named(C, WANDS[w]), 1, g->player, 0, 0, 0, &g->play);
         ck_assert_uint_ne(it, HANDLE_NONE);
         itemuse_use(g, g->player, it, 3, 0);
         ck_assert_msg(hurt(g, m), "%s missed the kobold", WANDS[w]);
         ck_assert_msg(!hurt(g, k), "%s struck the keeper", WANDS[w]);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
 /* Aimed at a keeper: asked first; n (or Escape) does nothing, y strikes. */
 START_TEST(aiming_at_a_keeper_asks_first)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 11, 0, FIGHTER);
+    game_t *g = alone(C, 11, 0, FIGHTER);
     open_room(g, 6);
     handle_t k = held(g, "shopkeeper", 3, 0);
     char line[96];
@@ -179,7 +170,7 @@ START_TEST(aiming_at_a_keeper_asks_first)
     buf_init(&blob);
     char err[160];
     ck_assert_int_eq(game_snapshot(g, &blob), 0);
-    game_t *h = game_load(c, (const uint8_t *)blob.data, blob.len, err, sizeof err);
+    game_t *h = game_load(C, (const uint8_t *)blob.data, blob.len, err, sizeof err);
     buf_free(&blob);
     ck_assert_msg(h, "%s", err);
     ck_assert_int_eq(h->prompt, PROMPT_ATTACK);
@@ -199,7 +190,6 @@ START_TEST(aiming_at_a_keeper_asks_first)
     ck_assert(g->sched.now > now);
     ck_assert(!shop_peaceful(g, reg_get(&g->reg, k))); /* hit at last: it fights */
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -207,8 +197,7 @@ END_TEST
  * bump trades (game_town's test). */
 START_TEST(bumping_a_keeper_out_of_its_shop_asks)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 13, 0, FIGHTER);
+    game_t *g = alone(C, 13, 0, FIGHTER);
     open_room(g, 3);
     handle_t k = held(g, "kobold trader", 1, 0);
     char line[96];
@@ -222,7 +211,6 @@ START_TEST(bumping_a_keeper_out_of_its_shop_asks)
     keys(g, "ly");
     ck_assert(g->sched.now > now); /* a blow was struck, hit or miss */
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -230,21 +218,19 @@ END_TEST
  * of a level they keep shop on: none wears a monster's glyph. */
 START_TEST(keepers_look_like_keepers)
 {
-    content_t *c = shipped_content();
-    int you = kind_named(c, "you");
-    for (int i = 0; i < c->n_creatures; i++) {
-        const creature_kind_t *k = &c->creatures[i];
+    int you = kind_named(C, "you");
+    for (int i = 0; i < C->n_creatures; i++) {
+        const creature_kind_t *k = &C->creatures[i];
         if (!(k->flags & CF_PEACEFUL))
             continue;
-        ck_assert_msg(k->glyph != c->creatures[you].glyph || k->fg != c->creatures[you].fg,
+        ck_assert_msg(k->glyph != C->creatures[you].glyph || k->fg != C->creatures[you].fg,
                       "%s looks like the player", k->name);
         ck_assert_msg(k->fg != 7 && k->fg != 15, "%s is grey or white like the player", k->name);
-        for (int j = 0; j < c->n_creatures; j++)
-            ck_assert_msg((c->creatures[j].flags & CF_PEACEFUL) || j == you ||
-                              c->creatures[j].glyph != k->glyph,
-                          "%s looks like a %s", k->name, c->creatures[j].name);
+        for (int j = 0; j < C->n_creatures; j++)
+            ck_assert_msg((C->creatures[j].flags & CF_PEACEFUL) || j == you ||
+                              C->creatures[j].glyph != k->glyph,
+                          "%s looks like a %s", k->name, C->creatures[j].name);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -252,6 +238,7 @@ Suite *suite_game_peace(void)
 {
     Suite *s = suite_create("game_peace");
     TCase *t = tcase_create("peace");
+    with_shipped_content(t);
     tcase_add_test(t, default_target_and_tab_skip_peacefuls);
     tcase_add_test(t, missiles_pass_peacefuls_by);
     tcase_add_test(t, spells_pass_peacefuls_by);

@@ -30,10 +30,9 @@
 
 START_TEST(creation_choices_and_levels)
 {
-    content_t *c = shipped_content();
-    ck_assert_int_eq(c->n_races, 4);
-    ck_assert_int_eq(c->n_classes, 4);
-    game_t *g = game_new(c, 21, NULL);
+    ck_assert_int_eq(C->n_races, 4);
+    ck_assert_int_eq(C->n_classes, 4);
+    game_t *g = game_new(C, 21, NULL);
     ck_assert_int_eq(g->prompt, PROMPT_RACE);
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
@@ -55,8 +54,8 @@ START_TEST(creation_choices_and_levels)
     /* first level: the whole hit die (4) plus Con, plus the start's 8 */
     ck_assert_int_eq(p->hp_max,
                      (4 + pc_mod(g->pc.ab[AB_CON]) > 0 ? 4 + pc_mod(g->pc.ab[AB_CON]) : 1) + 8);
-    ck_assert(g->pc.spells & (1u << spell_named(c, "magic missile")));
-    ck_assert_str_eq(c->classes[g->pc.cls].kit[0], "dagger"); /* the kit hook the item rules read */
+    ck_assert(g->pc.spells & (1u << spell_named(C, "magic missile")));
+    ck_assert_str_eq(C->classes[g->pc.cls].kit[0], "dagger"); /* the kit hook the item rules read */
     ck_assert_int_gt(g->pc.mana_max, 0);
     for (int i = 0; i < AB_COUNT; i++)
         ck_assert(g->pc.ab[i] >= 3 && g->pc.ab[i] <= 20);
@@ -81,9 +80,9 @@ START_TEST(creation_choices_and_levels)
     key(g, 'a'); /* tougher; then two spells to pick, the first letter each time */
     ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
     key(g, 'a');
-    ck_assert(g->pc.spells & (1u << spell_named(c, "fire bolt")));
+    ck_assert(g->pc.spells & (1u << spell_named(C, "fire bolt")));
     key(g, 'a');
-    ck_assert(g->pc.spells & (1u << spell_named(c, "frost bolt")));
+    ck_assert(g->pc.spells & (1u << spell_named(C, "frost bolt")));
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     g->prompt = PROMPT_LEVELUP; /* a prompt with nothing owed (a damaged save) just closes */
     key(g, 'a');
@@ -99,21 +98,19 @@ START_TEST(creation_choices_and_levels)
     ck_assert_int_eq(xls, 19 + g->pc.veteran);
     game_free(g);
     /* any other key: a random race and class at once */
-    g = game_new(c, 22, NULL);
+    g = game_new(C, 22, NULL);
     key(g, '*');
     ck_assert(g->pc.created);
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     game_free(g);
     screen_free(s);
-    content_free(c);
 }
 END_TEST
 
 /* d20 + bonus against defence: the share of hits matches the maths. */
 START_TEST(combat_hit_chance)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, 0); /* a human fighter */
+    game_t *g = alone(C, 5, 0, 0); /* a human fighter */
     open_room(g, 3);
     handle_t h = spawn_at(g, "ogre", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
@@ -142,7 +139,6 @@ START_TEST(combat_hit_chance)
                   want);
     ck_assert_int_gt(total, 0);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -176,8 +172,7 @@ static handle_t worn_body_armour(game_t *g)
  * it off takes all of it away. */
 START_TEST(armour_counts_once)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, 0); /* a human fighter in chain mail */
+    game_t *g = alone(C, 9, 0, 0); /* a human fighter in chain mail */
     open_room(g, 3);
     handle_t mail = worn_body_armour(g);
     ck_assert_uint_ne(mail, HANDLE_NONE);
@@ -209,7 +204,6 @@ START_TEST(armour_counts_once)
     ck_assert_msg(naked > expect - 0.03 && naked < expect + 0.03, "hit rate %.3f, expected %.3f",
                   naked, expect);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -218,18 +212,16 @@ END_TEST
  * defence does not grow with its level. */
 START_TEST(rogues_dodge_with_levels)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 6, 0, 1); /* a human rogue */
+    game_t *g = alone(C, 6, 0, 1); /* a human rogue */
     int first = pc_defence(g);
     g->pc.xl = 12;
     ck_assert_int_eq(pc_defence(g), first + 12 / 3); /* none at level 1 */
     game_free(g);
-    g = alone(c, 9, 0, 0); /* a human fighter */
+    g = alone(C, 9, 0, 0); /* a human fighter */
     first = pc_defence(g);
     g->pc.xl = 12;
     ck_assert_int_eq(pc_defence(g), first);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -262,15 +254,14 @@ static double blows(game_t *g, handle_t from, handle_t to, int n, double *mean)
  * and armour 8: it hit 19 blows in 20 and won. BALANCE.md has the sums. */
 START_TEST(the_warden_can_be_beaten)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, 0); /* a human fighter */
+    game_t *g = alone(C, 9, 0, 0); /* a human fighter */
     open_room(g, 3);
     pc_gain_xp(g, pc_xp_for(20));
     ck_assert_int_eq(g->pc.xl, 20);
     ck_assert_int_eq(item_unequip(g, g->player, worn_body_armour(g)), 0);
     static const char *const GEAR[] = {"plate armour", "tower shield", "iron helm"};
     for (int i = 0; i < 3; i++) {
-        handle_t it = item_new(g, item_named(c, GEAR[i]), 1, g->player, 0, 0, 0, &g->play);
+        handle_t it = item_new(g, item_named(C, GEAR[i]), 1, g->player, 0, 0, 0, &g->play);
         obj_t *o = reg_get(&g->reg, it);
         o->hp = 0, o->flags &= (uint8_t)~IF_CURSED; /* plain, neither blessed nor cursed */
         ck_assert_int_eq(item_equip(g, g->player, it), 0);
@@ -288,15 +279,13 @@ START_TEST(the_warden_can_be_beaten)
     ck_assert_msg(p_hp / w_dmg > w_hp / p_dmg, "dead in %.1f blows, the warden in %.1f",
                   p_hp / w_dmg, w_hp / p_dmg);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* Resistances: immune none, resist half, vulnerable one and a half. */
 START_TEST(resistances_and_sneak_attacks)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 6, 0, 1); /* a human rogue */
+    game_t *g = alone(C, 6, 0, 1); /* a human rogue */
     open_room(g, 3);
     handle_t z = spawn_at(g, "zombie", 2, 0); /* immune poison, vulnerable to fire */
     const int hp = reg_get(&g->reg, z)->hp = reg_get(&g->reg, z)->hp_max = 1000;
@@ -333,7 +322,6 @@ START_TEST(resistances_and_sneak_attacks)
     }
     ck_assert_msg(unaware > aware * 3 / 2, "unaware %ld aware %ld", unaware, aware);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -346,8 +334,7 @@ static int cheb(const obj_t *a, const obj_t *b)
 /* A badly hurt monster runs; cornered, it fights. */
 START_TEST(ai_flight_and_cornered)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, 0, 0);
+    game_t *g = alone(C, 7, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
@@ -396,7 +383,6 @@ START_TEST(ai_flight_and_cornered)
         key(g, '.');
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -406,12 +392,11 @@ END_TEST
  * mindless leave items alone. */
 START_TEST(ai_zaps_wands_and_picks_up)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 21, 0, 0);
+    game_t *g = alone(C, 21, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
-    uint16_t mm = item_named(c, "wand of magic missile");
+    uint16_t mm = item_named(C, "wand of magic missile");
     ck_assert(!ident_known(g, mm));
     handle_t h = spawn_at(g, "orc", 4, 0);
     reg_get(&g->reg, h)->flags |= OF_AWARE;
@@ -441,7 +426,7 @@ START_TEST(ai_zaps_wands_and_picks_up)
     ck_assert_int_eq(reg_get(&g->reg, w)->remaining, left);
 
     /* badly hurt, it quaffs its healing */
-    handle_t pot = item_new(g, item_named(c, "potion of healing"), 1, h, 0, 0, 0, NULL);
+    handle_t pot = item_new(g, item_named(C, "potion of healing"), 1, h, 0, 0, 0, NULL);
     o = reg_get(&g->reg, h);
     o->hp_max = 60, o->hp = 5;
     ck_assert_int_gt(itemuse_monster(g, h, true), 0);
@@ -454,13 +439,13 @@ START_TEST(ai_zaps_wands_and_picks_up)
     o = reg_get(&g->reg, h);
     o->flags |= OF_AWARE;
     pot =
-        item_new(g, item_named(c, "potion of healing"), 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
+        item_new(g, item_named(C, "potion of healing"), 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
     ai_monster_turn(g, h);
     ck_assert_uint_eq(reg_get(&g->reg, pot)->target, h);
     /* one lying near is wanted, one far is not; a wand is, a sword is not */
     o = reg_get(&g->reg, h);
     handle_t near = item_new(g, mm, 1, HANDLE_NONE, g->depth, o->x - 4, o->y, NULL);
-    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, o->x - 1, o->y, NULL);
+    item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, o->x - 1, o->y, NULL);
     int x = -1, y = -1;
     ck_assert_uint_eq(itemuse_wanted_near(g, h, 6, &x, &y), near);
     ck_assert_int_eq(x, o->x - 4);
@@ -472,15 +457,13 @@ START_TEST(ai_zaps_wands_and_picks_up)
     ck_assert_uint_eq(itemuse_wanted_near(g, sk, 6, NULL, NULL), HANDLE_NONE);
     ck_assert_int_eq(itemuse_monster_pick_up(g, sk), 0);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* Casters pick spells by purpose: bolts from afar, cures when hurt. */
 START_TEST(casters_by_purpose)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 13, 0, 0);
+    game_t *g = alone(C, 13, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
@@ -516,7 +499,6 @@ START_TEST(casters_by_purpose)
     ck_assert_int_gt(cures, 0);
     ck_assert_int_gt(reg_get(&g->reg, h)->hp, 15);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -541,8 +523,7 @@ static void travel_to(game_t *g, char stairs)
 /* Explore walks until a monster comes into view; travel goes to the stairs. */
 START_TEST(travel_and_explore_stop)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 10, 0, 0);
+    game_t *g = alone(C, 10, 0, 0);
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     uint64_t t0 = g->sched.now;
@@ -574,7 +555,7 @@ START_TEST(travel_and_explore_stop)
     travel_to(g, '>');
     /* a jackal waits a few steps along the way back, in plain sight */
     game_free(g);
-    g = alone(c, 10, 0, 0);
+    g = alone(C, 10, 0, 0);
     lv = level_current(g);
     for (int i = 0; i < 200; i++) {
         uint32_t n = g->nmsg;
@@ -607,7 +588,6 @@ START_TEST(travel_and_explore_stop)
     ck_assert_uint_eq(g->sched.now, t0);
     ck_assert_str_eq(last_msg(g), "Not with a giant newt in view.");
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -615,8 +595,7 @@ END_TEST
  * says so; the next key explores on. */
 START_TEST(explore_stops_for_new_items)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 8, 0, 0);
+    game_t *g = alone(C, 8, 0, 0);
     level_t *lv = level_current(g);
     ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
@@ -624,7 +603,7 @@ START_TEST(explore_stops_for_new_items)
         if (o->type == OBJ_ITEM && !o->target)
             reg_del(&g->reg, h); /* the sword alone */
     }
-    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, lv->down_x, lv->down_y,
+    item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, lv->down_x, lv->down_y,
              NULL);
     const char *last = "";
     int presses = 0;
@@ -643,7 +622,6 @@ START_TEST(explore_stops_for_new_items)
     p = reg_get(&g->reg, g->player);
     ck_assert(p->x != x || p->y != y);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -694,8 +672,7 @@ static int help_entries(game_t *g, screen_t *s, help_entry_t *e, int max)
  * the map up. */
 START_TEST(help_topics_list_every_command)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, 0);
+    game_t *g = alone(C, 9, 0, 0);
     screen_t *s = screen_new(80, 24), *view = screen_new(80, 24);
     size_t n;
     const cmd_t *t = cmd_table(&n);
@@ -737,7 +714,6 @@ START_TEST(help_topics_list_every_command)
         ck_assert_msg(found[k] >= 1, "no topic lists %s (%s)", t[k].label, t[k].what);
     screen_free(s), screen_free(view);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -746,8 +722,7 @@ END_TEST
  * help spends game time or reaches the game. */
 START_TEST(help_keys_open_topics_and_return)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, 0);
+    game_t *g = alone(C, 9, 0, 0);
     uint64_t now = g->sched.now;
     keys(g, "?c");
     ck_assert_int_eq(g->prompt, PROMPT_HELP);
@@ -776,7 +751,6 @@ START_TEST(help_keys_open_topics_and_return)
     ck_assert(g->sched.now == now);
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -785,8 +759,7 @@ END_TEST
  * joins toward cells the player has not seen. */
 START_TEST(wall_lines_join_seen_neighbours)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 9, 0, 0);
+    game_t *g = alone(C, 9, 0, 0);
     level_t *lv = level_current(g);
     memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
     open_room(g, 3); /* floor within 3 of the player, walls at 4 */
@@ -825,18 +798,16 @@ START_TEST(wall_lines_join_seen_neighbours)
 #undef AT
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* Content: 40 kinds and more across the depths, 5 uniques, the warden. */
 START_TEST(creature_content)
 {
-    content_t *c = shipped_content();
     int kinds = 0, uniques = 0, wardens = 0, deep = 0, resists = 0;
-    for (int i = 0; i < c->n_creatures; i++) {
-        const creature_kind_t *k = &c->creatures[i];
-        if (i == c->player_kind)
+    for (int i = 0; i < C->n_creatures; i++) {
+        const creature_kind_t *k = &C->creatures[i];
+        if (i == C->player_kind)
             continue;
         kinds++;
         uniques += (k->flags & CF_UNIQUE) != 0;
@@ -851,7 +822,6 @@ START_TEST(creature_content)
     ck_assert_int_eq(wardens, 1);
     ck_assert_int_ge(deep, 8);
     ck_assert_int_ge(resists, 15);
-    content_free(c);
 }
 END_TEST
 
@@ -913,9 +883,8 @@ static uint32_t prompt_answer(const game_t *g)
 /* The whole win through the real rules, from the test-only start. */
 START_TEST(victory_through_the_rules)
 {
-    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
-    game_t *g = game_new(c, 31, NULL);
+    game_t *g = game_new(C, 31, NULL);
     hero_by_warden(g);
     ck_assert_int_eq(g->depth, WORLD_MAX_DEPTH);
     int dx, dy;
@@ -1007,15 +976,13 @@ START_TEST(victory_through_the_rules)
     buf_free(&b);
     game_free(g);
     script_vm_free(vm);
-    content_free(c);
 }
 END_TEST
 
 /* Death reads like a tombstone; the dump has the sheet and the map. */
 START_TEST(death_cause_and_dump)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 12, 2, 2);
+    game_t *g = alone(C, 12, 2, 2);
     open_room(g, 2);
     handle_t h = spawn_at(g, "kobold shaman", 1, 0);
     reg_get(&g->reg, g->player)->hp = 1;
@@ -1032,7 +999,6 @@ START_TEST(death_cause_and_dump)
     ck_assert(strstr(b.data, "You die..."));
     buf_free(&b);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -1040,6 +1006,7 @@ Suite *suite_game_play(void)
 {
     Suite *s = suite_create("game_play");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 180);
     tcase_add_test(t, creation_choices_and_levels);
     tcase_add_test(t, combat_hit_chance);

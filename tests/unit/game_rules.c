@@ -40,12 +40,11 @@ static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_
  * fire and cold slow it, other direct spells do nothing, blades hurt. */
 START_TEST(flesh_golem_through_the_chain)
 {
-    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
-    game_t *g = started(game_new(c, 7, NULL));
+    game_t *g = started(game_new(C, 7, NULL));
     int x, y;
     cell_near_player(g, &x, &y);
-    handle_t h = creature_spawn(g, (uint16_t)kind_named(c, "flesh golem"), g->depth, x, y);
+    handle_t h = creature_spawn(g, (uint16_t)kind_named(C, "flesh golem"), g->depth, x, y);
     ck_assert_uint_ne(h, HANDLE_NONE);
     g->vm = vm; /* as game_input lends it */
     obj_t *o = reg_get(&g->reg, h);
@@ -56,10 +55,10 @@ START_TEST(flesh_golem_through_the_chain)
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
     ck_assert_int_eq(damage(g, h, DT_MAGIC, 9, EVF_SPELL), EV_ABORT); /* immune to other spells */
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
-    ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    ck_assert_uint_eq(effect_find(g, h, C->slow_effect), HANDLE_NONE);
     ck_assert_int_eq(damage(g, h, DT_FIRE, 9, EVF_SPELL), EV_ABORT); /* slowed, not burnt */
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
-    ck_assert_uint_ne(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    ck_assert_uint_ne(effect_find(g, h, C->slow_effect), HANDLE_NONE);
     ck_assert_int_eq(status_speed(g, h), speed / 2);
     ck_assert_int_eq(damage(g, h, DT_COLD, 9, 0),
                      EV_ABORT); /* again: refreshed, not halved twice */
@@ -72,12 +71,11 @@ START_TEST(flesh_golem_through_the_chain)
     for (int i = 0; i < 12 && reg_get(&g->reg, h); i++)
         game_input(g, vm, (key_event_t){'.', 0});
     if (reg_get(&g->reg, h)) {
-        ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+        ck_assert_uint_eq(effect_find(g, h, C->slow_effect), HANDLE_NONE);
         ck_assert_int_eq(status_speed(g, h), speed);
     }
     game_free(g);
     script_vm_free(vm);
-    content_free(c);
 }
 END_TEST
 
@@ -107,9 +105,8 @@ static void zap_east(game_t *g, const char *wand)
  * flesh golem's handler and creatures' immunities and weaknesses see it. */
 START_TEST(wand_bolts_carry_their_damage_type)
 {
-    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
-    game_t *g = started(game_new(c, 7, NULL));
+    game_t *g = started(game_new(C, 7, NULL));
     g->vm = vm; /* as game_input lends it */
     handle_t h = spawn_east(g, "flesh golem");
     obj_t *o = reg_get(&g->reg, h);
@@ -118,10 +115,10 @@ START_TEST(wand_bolts_carry_their_damage_type)
     zap_east(g, "wand of lightning"); /* heals it */
     ck_assert_int_gt(reg_get(&g->reg, h)->hp, max - 40);
     int hp = reg_get(&g->reg, h)->hp;
-    ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    ck_assert_uint_eq(effect_find(g, h, C->slow_effect), HANDLE_NONE);
     zap_east(g, "wand of fire"); /* slows, does not burn */
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, hp);
-    ck_assert_uint_ne(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    ck_assert_uint_ne(effect_find(g, h, C->slow_effect), HANDLE_NONE);
     zap_east(g, "wand of magic missile"); /* a spell: nothing */
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, hp);
     ck_assert_int_eq(g->script_errors, 0);
@@ -136,7 +133,6 @@ START_TEST(wand_bolts_carry_their_damage_type)
     g->vm = NULL;
     game_free(g);
     script_vm_free(vm);
-    content_free(c);
 }
 END_TEST
 
@@ -227,9 +223,8 @@ static bool put_player_in(game_t *g, int r, int *px, int *py)
  * next cell while a lit room is seen whole from its doorway. */
 START_TEST(dark_regions_and_names)
 {
-    content_t *c = shipped_content();
     int r, x, y;
-    game_t *g = game_with_region(c, "a dark crypt", 8, &r);
+    game_t *g = game_with_region(C, "a dark crypt", 8, &r);
     clear_monsters(g);
     ck_assert(put_player_in(g, r, &x, &y));
     vision_update(g);
@@ -250,7 +245,6 @@ START_TEST(dark_regions_and_names)
     ck_assert_msg(strstr(line, "a dark crypt"), "status: %s", line);
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -258,8 +252,7 @@ END_TEST
  * from afar (some player spot shows cells beyond the radius). */
 START_TEST(lit_rooms_seen_from_afar)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 11, NULL));
+    game_t *g = started(game_new(C, 11, NULL));
     clear_monsters(g);
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -286,16 +279,14 @@ START_TEST(lit_rooms_seen_from_afar)
     ck_assert_int_gt(spots, 50);
     ck_assert_int_gt(with_far, 0);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* On a slippery floor some steps slide one cell further, not all. */
 START_TEST(slippery_floor_slides)
 {
-    content_t *c = shipped_content();
     int r, x, y, slid = 0, plain = 0;
-    game_t *g = game_with_region(c, "a flooded hall", 10, &r);
+    game_t *g = game_with_region(C, "a flooded hall", 10, &r);
     clear_monsters(g);
     level_t *lv = level_current(g);
     ck_assert(put_player_in(g, r, &x, &y));
@@ -327,7 +318,6 @@ START_TEST(slippery_floor_slides)
     ck_assert_int_gt(slid, 20);
     ck_assert_int_gt(plain, 100);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -344,8 +334,7 @@ static void render_line(game_t *g, screen_t *s, int row, char *out, size_t n)
  * without acting; Ctrl-P shows the history; the help line cycles. */
 START_TEST(more_history_and_help_line)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 5, NULL));
+    game_t *g = started(game_new(C, 5, NULL));
     clear_monsters(g);
     screen_t *s = screen_new(120, 30);
     char line[256];
@@ -419,7 +408,6 @@ START_TEST(more_history_and_help_line)
     ck_assert_uint_ge(g->sched.now / SCHED_MOVE, turn0 + 50);
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -428,8 +416,7 @@ END_TEST
  * and the turn stays; with the longest name, hit points still show. */
 START_TEST(status_line_fits_with_watchers)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 5, NULL));
+    game_t *g = started(game_new(C, 5, NULL));
     screen_t *s = screen_new(80, 24);
     game_view_t v = {.watchers = 12, .turns = true};
     char line[81];
@@ -452,15 +439,13 @@ START_TEST(status_line_fits_with_watchers)
     ck_assert_msg(strstr(line, "HP ") != NULL && strstr(line, "Turn") == NULL, "%s", line);
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* The same game played with the tiles two cells wide: same state, wider map. */
 START_TEST(two_cell_tiles)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 5, NULL));
+    game_t *g = started(game_new(C, 5, NULL));
     screen_t *s = screen_new(160, 40);
     game_view_t v = {0, true};
     uint64_t h = game_hash(g);
@@ -474,7 +459,6 @@ START_TEST(two_cell_tiles)
     ck_assert_uint_ne(s->cells[s->cur_y * s->w + s->cur_x + 2].ch, 0);
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -482,6 +466,7 @@ Suite *suite_game_rules(void)
 {
     Suite *s = suite_create("game_rules");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, flesh_golem_through_the_chain);
     tcase_add_test(t, status_line_fits_with_watchers);

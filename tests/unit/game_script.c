@@ -20,40 +20,38 @@ static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "effects.lua",
 START_TEST(test_shipped_content)
 {
     char err[256] = "";
-    content_t *c = shipped_content();
-    ck_assert_int_eq(c->n_terrain, MAP_TERRAIN_COUNT);
-    ck_assert_str_eq(c->creatures[c->player_kind].name, "you");
-    ck_assert_str_eq(c->effects[c->poison_effect].name, "poison");
-    ck_assert_str_eq(c->effects[c->slow_effect].name, "slow");
-    ck_assert_ptr_eq(c->handlers, RULES_HANDLERS);
-    ck_assert_ptr_eq(c->hooks, RULES_HOOKS);
-    ck_assert_int_eq(c->builtin[OBJ_CREATURE], H_CREATURE);
-    ck_assert_int_eq(c->map_builtin, H_MAP);
+    ck_assert_int_eq(C->n_terrain, MAP_TERRAIN_COUNT);
+    ck_assert_str_eq(C->creatures[C->player_kind].name, "you");
+    ck_assert_str_eq(C->effects[C->poison_effect].name, "poison");
+    ck_assert_str_eq(C->effects[C->slow_effect].name, "slow");
+    ck_assert_ptr_eq(C->handlers, RULES_HANDLERS);
+    ck_assert_ptr_eq(C->hooks, RULES_HOOKS);
+    ck_assert_int_eq(C->builtin[OBJ_CREATURE], H_CREATURE);
+    ck_assert_int_eq(C->map_builtin, H_MAP);
     /* regions: names in mapgen's table are the kinds' own */
-    ck_assert_int_ge(c->n_regions, 10);
+    ck_assert_int_ge(C->n_regions, 10);
     int slippery = 0, dark = 0;
-    for (int i = 0; i < c->n_regions; i++) {
-        ck_assert_ptr_eq(c->rtypes[i].name, c->regions[i].name);
-        slippery += c->regions[i].handlers[0] == H_SLIPPERY;
-        dark += (c->regions[i].flags & RF_DARK) != 0;
-        if (c->regions[i].flags & RF_DARK)
-            ck_assert_int_eq(c->rtypes[i].lit, 0);
+    for (int i = 0; i < C->n_regions; i++) {
+        ck_assert_ptr_eq(C->rtypes[i].name, C->regions[i].name);
+        slippery += C->regions[i].handlers[0] == H_SLIPPERY;
+        dark += (C->regions[i].flags & RF_DARK) != 0;
+        if (C->regions[i].flags & RF_DARK)
+            ck_assert_int_eq(C->rtypes[i].lit, 0);
     }
     ck_assert_int_ge(slippery, 1);
     ck_assert_int_ge(dark, 1);
     /* the vaults are the generator's built-in ones, now as content */
     int nd;
     const mapgen_vault_t *def = mapgen_default_vaults(&nd);
-    ck_assert_int_ge(c->n_vaults, nd); /* and more of the content's own after them */
+    ck_assert_int_ge(C->n_vaults, nd); /* and more of the content's own after them */
     for (int i = 0; i < nd; i++) {
-        ck_assert_str_eq(c->vaults[i].name, def[i].name);
-        ck_assert_str_eq(c->vaults[i].rows, def[i].rows);
-        ck_assert_int_eq(c->vaults[i].weight, def[i].weight);
-        ck_assert(mapgen_vault_check(&c->vaults[i], err, sizeof err) == 0);
+        ck_assert_str_eq(C->vaults[i].name, def[i].name);
+        ck_assert_str_eq(C->vaults[i].rows, def[i].rows);
+        ck_assert_int_eq(C->vaults[i].weight, def[i].weight);
+        ck_assert(mapgen_vault_check(&C->vaults[i], err, sizeof err) == 0);
     }
-    ck_assert_int_eq(c->room_weights[SHAPE_RECT], 30);
-    ck_assert_int_eq(c->room_weights[SHAPE_CIRCLE], 10);
-    content_free(c);
+    ck_assert_int_eq(C->room_weights[SHAPE_RECT], 30);
+    ck_assert_int_eq(C->room_weights[SHAPE_CIRCLE], 10);
 }
 END_TEST
 
@@ -169,10 +167,9 @@ START_TEST(test_shipped_spells)
     };
     static const char *const HEXES[] = {"scare",     "fear", "confuse",
                                         "confusion", "hold", "paralysis"};
-    content_t *c = shipped_content();
-    ck_assert_int_ge(c->n_spells, 20); /* the first ten keep their ids */
+    ck_assert_int_ge(C->n_spells, 20); /* the first ten keep their ids */
     for (int i = 0; i < 10; i++) {
-        const spell_kind_t *s = &c->spells[i];
+        const spell_kind_t *s = &C->spells[i];
         ck_assert_str_eq(s->name, WANT[i].name);
         ck_assert_int_eq(s->mana, WANT[i].mana);
         ck_assert_int_eq(s->effect, WANT[i].effect);
@@ -181,22 +178,21 @@ START_TEST(test_shipped_spells)
         ck_assert_int_eq(s->status >= 0, s->effect == SPELL_HEX);
     }
     for (int i = 0; i < 6; i += 2) /* a hex names the effect it puts on */
-        ck_assert_str_eq(c->effects[c->spells[spell_named(c, HEXES[i])].status].name, HEXES[i + 1]);
-    const class_kind_t *wizard = &c->classes[2], *cleric = &c->classes[3];
+        ck_assert_str_eq(C->effects[C->spells[spell_named(C, HEXES[i])].status].name, HEXES[i + 1]);
+    const class_kind_t *wizard = &C->classes[2], *cleric = &C->classes[3];
     ck_assert_str_eq(wizard->name, "wizard");
     ck_assert_uint_eq(wizard->spells, 1u << 0);
     ck_assert_uint_eq(wizard->learnable & 0xffu, 1u << 1 | 1u << 2 | 1u << 3);
-    ck_assert(wizard->learnable & 1u << spell_named(c, "fireball")); /* past the old 16 bits */
+    ck_assert(wizard->learnable & 1u << spell_named(C, "fireball")); /* past the old 16 bits */
     ck_assert_uint_eq(cleric->spells, 1u << 4);
     ck_assert(cleric->learnable & 1u << 5);
-    ck_assert(cleric->learnable & 1u << spell_named(c, "cure poison"));
+    ck_assert(cleric->learnable & 1u << spell_named(C, "cure poison"));
     /* at least 20 spells the two casting classes know or learn */
     uint32_t both = wizard->spells | wizard->learnable | cleric->spells | cleric->learnable;
     ck_assert_int_ge(__builtin_popcount(both), 20);
-    ck_assert_uint_eq(c->creatures[kind_named(c, "kobold shaman")].spells, 1u << 0 | 1u << 7);
-    ck_assert_uint_eq(c->creatures[kind_named(c, "dark elf")].spells, 1u << 0 | 1u << 4 | 1u << 8);
-    ck_assert_uint_eq(c->creatures[kind_named(c, "hell hound")].spells, 1u << 6);
-    content_free(c);
+    ck_assert_uint_eq(C->creatures[kind_named(C, "kobold shaman")].spells, 1u << 0 | 1u << 7);
+    ck_assert_uint_eq(C->creatures[kind_named(C, "dark elf")].spells, 1u << 0 | 1u << 4 | 1u << 8);
+    ck_assert_uint_eq(C->creatures[kind_named(C, "hell hound")].spells, 1u << 6);
 }
 END_TEST
 
@@ -315,6 +311,7 @@ Suite *suite_game_script(void)
 {
     Suite *s = suite_create("game_script");
     TCase *tc = tcase_create("script");
+    with_shipped_content(tc);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_shipped_content);
     tcase_add_test(tc, test_bad_files);

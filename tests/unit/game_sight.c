@@ -207,17 +207,15 @@ static void sight_walk(content_t *c, uint64_t seed, walk_t *w)
 
 START_TEST(kept_view_equals_scratch_on_long_walks)
 {
-    content_t *c = shipped_content();
     walk_t w = {0};
     for (uint64_t seed = 1; seed <= 8; seed++)
-        sight_walk(c, seed, &w);
+        sight_walk(C, seed, &w);
     ck_assert_int_gt(w.keys, 10000);
     ck_assert_int_gt(w.still_changes, 300); /* doors opened or shut beside a player standing */
     ck_assert_int_gt(w.level_changes, 15);
     ck_assert_int_ge(w.restores, 60);
     ck_assert_int_gt(w.blind_keys, 300);
     ck_assert_int_gt(w.light_changes, 80);
-    content_free(c);
 }
 END_TEST
 
@@ -225,6 +223,7 @@ Suite *suite_game_sight(void)
 {
     Suite *s = suite_create("game_sight");
     TCase *tc = tcase_create("sight");
+    with_shipped_content(tc);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, kept_view_equals_scratch_on_long_walks);
     suite_add_tcase(s, tc);

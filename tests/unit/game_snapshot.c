@@ -37,14 +37,13 @@ static game_t *played(const content_t *c, uint64_t seed, int keys)
 START_TEST(round_trip_same_hash_and_screen)
 {
     char err[128];
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= 20; seed++) {
-        game_t *g = played(c, seed, (int)seed * 5);
+        game_t *g = played(C, seed, (int)seed * 5);
         buf_t b;
         buf_init(&b);
         ck_assert_int_eq(game_snapshot(g, &b), 0);
         ck_assert_uint_le(b.len, 4096);
-        game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+        game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
         ck_assert_msg(h != NULL, "%s", err);
         ck_assert_uint_eq(game_hash(g), game_hash(h));
         screen_t *s1 = screen_new(80, 24), *s2 = screen_new(80, 24);
@@ -57,7 +56,6 @@ START_TEST(round_trip_same_hash_and_screen)
         game_free(g);
         game_free(h);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -66,9 +64,8 @@ END_TEST
  * moved on (or is gone), as the host does on its thread pool. */
 START_TEST(state_then_pack_is_the_snapshot)
 {
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= 5; seed++) {
-        game_t *g = played(c, seed, 40);
+        game_t *g = played(C, seed, 40);
         buf_t whole, state, packed;
         buf_init(&whole);
         buf_init(&state);
@@ -82,7 +79,7 @@ START_TEST(state_then_pack_is_the_snapshot)
         ck_assert_uint_eq(packed.len, whole.len);
         ck_assert(!memcmp(packed.data, whole.data, whole.len));
         char err[128];
-        game_t *back = game_load(c, (const uint8_t *)packed.data, packed.len, err, sizeof err);
+        game_t *back = game_load(C, (const uint8_t *)packed.data, packed.len, err, sizeof err);
         ck_assert_msg(back != NULL, "%s", err);
         ck_assert_uint_eq(game_hash(back), h);
         game_free(back);
@@ -90,59 +87,55 @@ START_TEST(state_then_pack_is_the_snapshot)
         buf_free(&state);
         buf_free(&packed);
     }
-    content_free(c);
 }
 END_TEST
 
 START_TEST(every_truncation_and_bit_flip_fails)
 {
     char err[128];
-    content_t *c = shipped_content();
-    game_t *g = played(c, 3, 30);
+    game_t *g = played(C, 3, 30);
     buf_t b;
     buf_init(&b);
     game_snapshot(g, &b);
     uint8_t *d = (uint8_t *)b.data;
     for (size_t len = 0; len < b.len; len++) {
         err[0] = 0;
-        ck_assert_ptr_null(game_load(c, d, len, err, sizeof err));
+        ck_assert_ptr_null(game_load(C, d, len, err, sizeof err));
         ck_assert(!strncmp(err, "snapshot: ", 10));
     }
     for (size_t i = 0; i < b.len; i++)
         for (int bit = 0; bit < 8; bit++) {
             d[i] ^= (uint8_t)(1u << bit);
             err[0] = 0;
-            game_t *h = game_load(c, d, b.len, err, sizeof err);
+            game_t *h = game_load(C, d, b.len, err, sizeof err);
             ck_assert_msg(h == NULL, "flip at %zu.%d loaded", i, bit);
             ck_assert(err[0]);
             d[i] ^= (uint8_t)(1u << bit);
         }
-    ck_assert_ptr_null(game_load(c, NULL, 0, err, sizeof err));
+    ck_assert_ptr_null(game_load(C, NULL, 0, err, sizeof err));
     d[4]++; /* another format version */
-    ck_assert_ptr_null(game_load(c, d, b.len, err, sizeof err));
+    ck_assert_ptr_null(game_load(C, d, b.len, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "version"));
     d[4]--;
     /* another content version with the same kinds reads it as it is */
-    content_t other = *c;
+    content_t other = *C;
     memcpy(other.version, "other", 6);
     game_t *h = game_load(&other, d, b.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_uint_eq(game_hash(h), game_hash(g));
     game_free(h);
-    h = game_load(c, d, b.len, err, sizeof err);
+    h = game_load(C, d, b.len, err, sizeof err);
     ck_assert_ptr_nonnull(h);
     game_free(h);
     buf_free(&b);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(hash_tracks_state)
 {
-    content_t *c = shipped_content();
-    game_t *a = played(c, 9, 40), *b = played(c, 9, 40), *d = played(c, 10, 40),
-           *e = played(c, 9, 41);
+    game_t *a = played(C, 9, 40), *b = played(C, 9, 40), *d = played(C, 10, 40),
+           *e = played(C, 9, 41);
     ck_assert_uint_eq(game_hash(a), game_hash(b));
     ck_assert_uint_ne(game_hash(a), game_hash(d));
     ck_assert_uint_ne(game_hash(a), game_hash(e));
@@ -151,14 +144,12 @@ START_TEST(hash_tracks_state)
     game_free(b);
     game_free(d);
     game_free(e);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(heap_counted_and_small)
 {
-    content_t *c = shipped_content();
-    game_t *g = played(c, 5, 100);
+    game_t *g = played(C, 5, 100);
     ck_assert_uint_gt(g->al.bytes, sizeof(game_t));
     ck_assert_uint_le(g->al.bytes, 64 * 1024);
     game_status_t st;
@@ -172,14 +163,12 @@ START_TEST(heap_counted_and_small)
     ck_assert(dump.len > 100);
     buf_free(&dump);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(render_any_size)
 {
-    content_t *c = shipped_content();
-    game_t *g = played(c, 11, 20);
+    game_t *g = played(C, 11, 20);
     static const int sizes[][2] = {{20, 5}, {80, 24}, {132, 50}, {300, 120}, {21, 7}};
     for (int i = 0; i < 5; i++) {
         screen_t *s = screen_new(sizes[i][0], sizes[i][1]);
@@ -191,7 +180,6 @@ START_TEST(render_any_size)
         screen_free(s);
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -457,6 +445,7 @@ Suite *suite_game_snapshot(void)
 {
     Suite *s = suite_create("game_snapshot");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, round_trip_same_hash_and_screen);
     tcase_add_test(t, every_truncation_and_bit_flip_fails);

@@ -58,12 +58,11 @@ static void move_to_depth(game_t *g, int d)
  * away, again and again: 1,000 summonings over the depths uniques live at. */
 START_TEST(no_unique_twice_over_1000_summons)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 51, 0, 0);
+    game_t *g = alone(C, 51, 0, 0);
     open_room(g, 3);
     census_t cs;
     memset(&cs, 0, sizeof cs);
-    uint16_t scroll = item_named(c, "scroll of summoning");
+    uint16_t scroll = item_named(C, "scroll of summoning");
     int made = 0;
     for (int i = 0; i < 1000; i++) {
         move_to_depth(g, 3 + i % 17); /* the tables of depths 3 to 19 */
@@ -88,14 +87,13 @@ START_TEST(no_unique_twice_over_1000_summons)
         for (int i = 0; i < 500; i++) {
             int k = creature_pick_kind(g, &g->play, depth);
             ck_assert_int_ge(k, 0);
-            const creature_kind_t *ck = &c->creatures[k];
+            const creature_kind_t *ck = &C->creatures[k];
             ck_assert(!(ck->flags & CF_WARDEN));
             ck_assert(depth >= ck->min_depth && depth <= ck->max_depth);
-            int u = creature_unique_index(c, (uint16_t)k);
+            int u = creature_unique_index(C, (uint16_t)k);
             ck_assert(u < 0 || !(g->pc.uniques_made >> u & 1));
         }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -103,9 +101,8 @@ END_TEST
  * no unique twice; and a new level's sleepers are never mindless. */
 START_TEST(warden_only_on_the_bottom_level)
 {
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        game_t *g = alone(c, seed, 0, 0);
+        game_t *g = alone(C, seed, 0, 0);
         census_t cs;
         memset(&cs, 0, sizeof cs);
         int asleep = 0, wardens = 0;
@@ -135,7 +132,6 @@ START_TEST(warden_only_on_the_bottom_level)
         ck_assert_int_gt(asleep, 20);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -143,15 +139,14 @@ END_TEST
  * the bottom level his death does. */
 START_TEST(heartstone_only_from_the_warden_on_20)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 52, 0, 0);
+    game_t *g = alone(C, 52, 0, 0);
     open_room(g, 3);
     int warden = -1;
-    for (int i = 0; i < c->n_creatures; i++)
-        if (c->creatures[i].flags & CF_WARDEN)
+    for (int i = 0; i < C->n_creatures; i++)
+        if (C->creatures[i].flags & CF_WARDEN)
             warden = i;
     ck_assert_int_ge(warden, 0);
-    handle_t w = spawn_at(g, c->creatures[warden].name, 1, 0);
+    handle_t w = spawn_at(g, C->creatures[warden].name, 1, 0);
     reg_get(&g->reg, w)->hp = 1;
     ev_info_t e = {.type = EV_DAMAGE,
                    .actor = g->player,
@@ -165,7 +160,7 @@ START_TEST(heartstone_only_from_the_warden_on_20)
     ck_assert_int_gt(g->pc.kills, 0);
     game_free(g);
     /* the bottom level's own warden */
-    g = game_new(c, 53, NULL);
+    g = game_new(C, 53, NULL);
     hero_by_warden(g);
     w = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
@@ -179,7 +174,6 @@ START_TEST(heartstone_only_from_the_warden_on_20)
     event_throw(g, &e);
     ck_assert_int_eq(g->pc.heartstone, 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -187,6 +181,7 @@ Suite *suite_game_spawn(void)
 {
     Suite *s = suite_create("game_spawn");
     TCase *t = tcase_create("core");
+    with_shipped_content(t);
     tcase_set_timeout(t, 180);
     tcase_add_test(t, no_unique_twice_over_1000_summons);
     tcase_add_test(t, warden_only_on_the_bottom_level);

@@ -54,10 +54,9 @@ static bool level_whole(game_t *g, const level_t *lv)
 
 START_TEST(hidden_doors_and_traps_keep_levels_whole)
 {
-    content_t *c = shipped_content();
     int locked = 0, secret = 0, traps = 0;
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        game_t *g = game_new(c, seed, NULL);
+        game_t *g = game_new(C, seed, NULL);
         ck_assert_ptr_nonnull(g);
         for (int d = 1; d <= 12; d++) {
             level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
@@ -70,7 +69,7 @@ START_TEST(hidden_doors_and_traps_keep_levels_whole)
                     ck_assert(!(lv->trap[i] & TRAP_FOUND));
                     ck_assert(lv->terrain[i] == MAP_FLOOR || lv->terrain[i] == MAP_CORRIDOR);
                     int k = (lv->trap[i] & TRAP_KIND) - 1;
-                    ck_assert(d >= c->traps[k].min_depth && d <= c->traps[k].max_depth);
+                    ck_assert(d >= C->traps[k].min_depth && d <= C->traps[k].max_depth);
                 }
             }
             ck_assert_msg(level_whole(g, lv), "seed %d depth %d cut apart", (int)seed, d);
@@ -81,27 +80,25 @@ START_TEST(hidden_doors_and_traps_keep_levels_whole)
     ck_assert_int_gt(locked, 0);
     ck_assert_int_gt(secret, 0);
     ck_assert_int_gt(traps, 4 * 12 * 2);
-    ck_assert_int_ge(c->n_traps, 8);
-    content_free(c);
+    ck_assert_int_ge(C->n_traps, 8);
 }
 END_TEST
 
 START_TEST(searching_finds_secret_doors_and_traps)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 7, 0, 0);
+    game_t *g = alone(C, 7, 0, 0);
     open_room(g, 3);
     obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = level_current(g);
     int door = p->y * lv->w + p->x + 1, trap = (p->y + 1) * lv->w + p->x;
     lv->terrain[door] = MAP_DOOR_SECRET;
-    lv->trap[trap] = (uint8_t)(trap_named(c, "dart trap") + 1);
+    lv->trap[trap] = (uint8_t)(trap_named(C, "dart trap") + 1);
     ck_assert_int_eq(trap_search(g, 0), 0);
     ck_assert_int_eq(lv->terrain[door], MAP_DOOR_SECRET);
     ck_assert_int_eq(trap_at(lv, p->x, p->y + 1, true), -1);
     ck_assert_int_eq(trap_search(g, 100), 2);
     ck_assert_int_eq(lv->terrain[door], MAP_DOOR_CLOSED);
-    ck_assert_int_eq(trap_at(lv, p->x, p->y + 1, true), trap_named(c, "dart trap"));
+    ck_assert_int_eq(trap_at(lv, p->x, p->y + 1, true), trap_named(C, "dart trap"));
     /* waiting searches: a trap beside the player is found in time */
     lv->trap[trap] &= TRAP_KIND;
     ck_assert_int_gt(trap_search_chance(g, true), trap_search_chance(g, false));
@@ -109,11 +106,10 @@ START_TEST(searching_finds_secret_doors_and_traps)
         keys_paged(g, ".");
     ck_assert(lv->trap[trap] & TRAP_FOUND);
     /* what is found is named as a trap */
-    lv->trap[trap] = (uint8_t)(trap_named(c, "alarm trap") + 1);
+    lv->trap[trap] = (uint8_t)(trap_named(C, "alarm trap") + 1);
     ck_assert_int_eq(trap_search(g, 100), 1);
     ck_assert_str_eq(last_msg(g), "You find an alarm trap.");
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -123,16 +119,14 @@ END_TEST
 START_TEST(trap_names_say_what_they_are)
 {
     static const char *const END[] = {" trap", "pit", " rune", " needle", "trap door"};
-    content_t *c = shipped_content();
-    for (int i = 0; i < c->n_traps; i++) {
-        const char *name = c->traps[i].name;
+    for (int i = 0; i < C->n_traps; i++) {
+        const char *name = C->traps[i].name;
         size_t len = strlen(name);
         bool ok = false;
         for (size_t e = 0; e < sizeof END / sizeof *END; e++)
             ok |= len >= strlen(END[e]) && !strcmp(name + len - strlen(END[e]), END[e]);
         ck_assert_msg(ok, "\"You find a %s.\"", name);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -150,8 +144,7 @@ static game_t *step_on(content_t *c, const char *name, bool found, uint64_t seed
 
 START_TEST(traps_spring)
 {
-    content_t *c = shipped_content();
-    game_t *g = step_on(c, "fire rune", false, 11);
+    game_t *g = step_on(C, "fire rune", false, 11);
     obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, hp = p->hp;
     uint32_t from = g->nmsg;
@@ -163,14 +156,14 @@ START_TEST(traps_spring)
     ck_assert_int_ge(trap_at(level_current(g), p->x, p->y, true), 0); /* now known */
     game_free(g);
 
-    g = step_on(c, "trap door", false, 11);
+    g = step_on(C, "trap door", false, 11);
     keys_paged(g, "l");
     ck_assert_int_eq(g->depth, 2);
     p = reg_get(&g->reg, g->player);
     ck_assert_int_eq(p->depth, 2);
     game_free(g);
 
-    g = step_on(c, "teleport trap", false, 11);
+    g = step_on(C, "teleport trap", false, 11);
     p = reg_get(&g->reg, g->player);
     x = p->x;
     int y = p->y;
@@ -179,20 +172,18 @@ START_TEST(traps_spring)
     ck_assert(p->x != x + 1 || p->y != y);
     game_free(g);
 
-    g = step_on(c, "confusion gas trap", false, 11);
+    g = step_on(C, "confusion gas trap", false, 11);
     keys_paged(g, "l");
     ck_assert(said_since(g, 0, "purple gas"));
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(known_traps_are_stepped_over_sometimes)
 {
-    content_t *c = shipped_content();
     int over = 0, sprung = 0;
     for (int i = 0; i < 40; i++) {
-        game_t *g = step_on(c, "alarm trap", true, 100 + (uint64_t)i);
+        game_t *g = step_on(C, "alarm trap", true, 100 + (uint64_t)i);
         uint32_t from = g->nmsg;
         keys_paged(g, "l");
         over += said_since(g, from, "step carefully");
@@ -202,14 +193,12 @@ START_TEST(known_traps_are_stepped_over_sometimes)
     ck_assert_int_eq(over + sprung, 40);
     ck_assert_int_gt(over, 0);
     ck_assert_int_gt(sprung, 0);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(door_commands)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, 0);
+    game_t *g = alone(C, 5, 0, 0);
     open_room(g, 3);
     obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = level_current(g);
@@ -236,7 +225,7 @@ START_TEST(door_commands)
     ck_assert_int_eq(reg_get(&g->reg, g->player)->x, x + 1);
     game_free(g);
 
-    g = alone(c, 5, 0, 1); /* a rogue picks locks */
+    g = alone(C, 5, 0, 1); /* a rogue picks locks */
     open_room(g, 3);
     p = reg_get(&g->reg, g->player);
     lv = level_current(g);
@@ -246,30 +235,26 @@ START_TEST(door_commands)
         keys_paged(g, "Ll");
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_CLOSED);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(traps_are_saved)
 {
-    content_t *c = shipped_content();
-    game_t *g = step_on(c, "pit", false, 11);
+    game_t *g = step_on(C, "pit", false, 11);
     uint64_t h = snapshot_hash(g);
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     lv->trap[p->y * lv->w + p->x + 1] |= TRAP_FOUND;
     ck_assert_uint_ne(snapshot_hash(g), h);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
 /* A found trap shows as '^' where it lies; one not found yet does not. */
 START_TEST(found_traps_are_drawn)
 {
-    content_t *c = shipped_content();
     for (int found = 0; found < 2; found++) {
-        game_t *g = step_on(c, "pit", found, 11);
+        game_t *g = step_on(C, "pit", found, 11);
         screen_t *s = screen_new(80, 24);
         game_render(g, s, NULL);
         int carets = 0, beside = 0;
@@ -282,7 +267,6 @@ START_TEST(found_traps_are_drawn)
         screen_free(s);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -290,11 +274,10 @@ END_TEST
  * column in turn, the view starting and ending off an 8-cell boundary. */
 START_TEST(found_traps_drawn_in_every_column)
 {
-    content_t *c = shipped_content();
-    game_t *g = step_on(c, "pit", false, 11);
+    game_t *g = step_on(C, "pit", false, 11);
     level_t *lv = level_current(g);
     const int ox = 3, vw = 37, y = 2, top = 1;
-    uint8_t pit = (uint8_t)((trap_named(c, "pit") + 1) | TRAP_FOUND);
+    uint8_t pit = (uint8_t)((trap_named(C, "pit") + 1) | TRAP_FOUND);
     memset(lv->trap, 0, (size_t)lv->w * (size_t)lv->h);
     for (int x = 0; x < lv->w && x < ox + vw + 9; x++) {
         lv->trap[y * lv->w + x] = pit;
@@ -311,7 +294,6 @@ START_TEST(found_traps_drawn_in_every_column)
         lv->trap[y * lv->w + x] = 0;
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -319,6 +301,7 @@ Suite *suite_game_trap(void)
 {
     Suite *s = suite_create("game_trap");
     TCase *t = tcase_create("trap");
+    with_shipped_content(t);
     tcase_add_test(t, hidden_doors_and_traps_keep_levels_whole);
     tcase_add_test(t, searching_finds_secret_doors_and_traps);
     tcase_add_test(t, trap_names_say_what_they_are);

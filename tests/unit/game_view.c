@@ -36,10 +36,9 @@ static void fresh_view(game_t *g, uint8_t *vis, uint8_t *seen)
 START_TEST(kept_view_equals_fresh_on_random_walks)
 {
     static const char KEYS[] = "hjklyubnhjklyubn.s><";
-    content_t *c = shipped_content();
     int kept = 0, total = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         uint32_t r = (uint32_t)seed * 2654435761u;
         for (int i = 0; i < 400 && g->state == GAME_RUNNING; i++) {
             r = r * 1103515245u + 12345u;
@@ -68,7 +67,6 @@ START_TEST(kept_view_equals_fresh_on_random_walks)
     }
     ck_assert_int_gt(total, 2000);
     ck_assert_int_gt(kept, total / 20);
-    content_free(c);
 }
 END_TEST
 
@@ -88,8 +86,7 @@ static size_t plant(level_t *lv)
 
 START_TEST(opacity_change_in_reach_sees_again)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 3, 0, 0);
+    game_t *g = alone(C, 3, 0, 0);
     open_room(g, 3);
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -131,7 +128,6 @@ START_TEST(opacity_change_in_reach_sees_again)
     vision_update(g);
     ck_assert_int_ne(lv->vis[mark], 2);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -172,10 +168,9 @@ START_TEST(step_back_view_equals_fresh)
     static const char *const KEYS[] = {"hl", "lh", "jk", "kj", "yn", "nu", "ub", "bu", "h",
                                        "l",  "j",  "k",  "y",  "n",  "ol", "oh", "cl", "ch",
                                        "s",  ".",  ">",  "<",  "oj", "ok", "cj", "ck", "\x1b"};
-    content_t *c = shipped_content();
     int back = 0, total = 0;
     for (uint64_t seed = 1; seed <= 10; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         uint32_t r = (uint32_t)seed * 2654435761u;
         for (int i = 0; i < 500 && g->state == GAME_RUNNING; i++) {
             r = r * 1103515245u + 12345u;
@@ -198,7 +193,6 @@ START_TEST(step_back_view_equals_fresh)
     }
     ck_assert_int_gt(total, 3000);
     ck_assert_int_gt(back, total / 10);
-    content_free(c);
 }
 END_TEST
 
@@ -210,9 +204,8 @@ END_TEST
  * code that changes the map does): the kept view is not taken back. */
 START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
 {
-    content_t *c = shipped_content();
     for (int how = 0; how < 2; how++) {
-        game_t *g = alone(c, 5, 0, 0);
+        game_t *g = alone(C, 5, 0, 0);
         level_t *lv = level_current(g);
         obj_t *p = reg_get(&g->reg, g->player);
         int y = lv->h / 2;
@@ -248,7 +241,6 @@ START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
         check_against_fresh(g, 5, how);
         game_free(g);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -281,10 +273,9 @@ static void same_screen(const screen_t *a, const screen_t *b, uint64_t seed, int
 START_TEST(kept_frame_equals_whole_frame)
 {
     static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
-    content_t *c = shipped_content();
     int frames = 0, full = 0;
     for (uint64_t seed = 1; seed <= 6; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         screen_t *kept = screen_new(80, 24), *whole = screen_new(80, 24);
         screen_t *other = screen_new(100, 30), *other_whole = screen_new(100, 30);
         screen_t *before = screen_new(80, 24);
@@ -324,7 +315,6 @@ START_TEST(kept_frame_equals_whole_frame)
     }
     ck_assert_int_gt(frames, 3000);
     ck_assert_int_lt(full, frames / 4); /* most frames redraw only a few rows */
-    content_free(c);
 }
 END_TEST
 
@@ -339,13 +329,12 @@ END_TEST
 START_TEST(stamped_grid_gets_the_frame_drawn_whole)
 {
     static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
-    content_t *c = shipped_content();
     uint64_t stamps = 0;
     int frames = 0, held = 0;
     uint64_t last = 0; /* the stamp the game gave last */
-    game_t *other = started(game_new(c, 99, NULL));
+    game_t *other = started(game_new(C, 99, NULL));
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         screen_t *sent = screen_new(80, 24), *grid = screen_new(80, 24);
         screen_t *whole = screen_new(80, 24), *small = screen_new(60, 20);
         screen_t *ref = screen_new(80, 24);
@@ -389,7 +378,6 @@ START_TEST(stamped_grid_gets_the_frame_drawn_whole)
     game_free(other);
     ck_assert_int_gt(frames, 2000);
     ck_assert_int_gt(held, frames / 2);
-    content_free(c);
 }
 END_TEST
 
@@ -422,17 +410,16 @@ static void encodings(const screen_t *a, const screen_t *b, buf_t *out)
 START_TEST(frame_drawn_in_place_encodes_as_from_a_whole_copy)
 {
     static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
-    content_t *c = shipped_content();
     uint64_t stamps = 0;
     int frames = 0, held = 0, partial = 0;
     long kept = 0, rows = 0;
-    game_t *other = started(game_new(c, 99, NULL));
+    game_t *other = started(game_new(C, 99, NULL));
     screen_t *before = screen_new(1, 1), *osent = screen_new(100, 30);
     buf_t want, got;
     buf_init(&want);
     buf_init(&got);
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         screen_t *sent = screen_new(80, 24), *prev = screen_new(80, 24);
         screen_t *whole = screen_new(80, 24), *small = screen_new(60, 20);
         uint64_t last = 0; /* the stamp the game gave last */
@@ -497,7 +484,6 @@ START_TEST(frame_drawn_in_place_encodes_as_from_a_whole_copy)
     ck_assert_int_gt(held, frames / 2);
     ck_assert_int_gt(partial, frames / 4); /* frames sent from their changed rows alone */
     ck_assert_int_lt(kept, rows / 4);
-    content_free(c);
 }
 END_TEST
 
@@ -542,8 +528,7 @@ static int step_origin(game_t *g, uint32_t k)
  * (the view's anchor follows the player a few cells behind). */
 START_TEST(view_stays_put_on_a_walk_to_and_fro)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, 0);
+    game_t *g = alone(C, 5, 0, 0);
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     ck_assert_int_eq(lv->w, 100);
@@ -576,7 +561,6 @@ START_TEST(view_stays_put_on_a_walk_to_and_fro)
         ck_assert_msg(n == o, "step %d: the map scrolled from %d to %d", i, o, n);
     }
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -616,8 +600,7 @@ static int step_row(game_t *g, uint32_t k)
  * the band never move it. */
 START_TEST(view_moves_least_down_and_stays_to_and_fro)
 {
-    content_t *c = shipped_content();
-    game_t *g = alone(c, 5, 0, 0);
+    game_t *g = alone(C, 5, 0, 0);
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     ck_assert_int_ge(lv->h, 40);
@@ -650,7 +633,6 @@ START_TEST(view_moves_least_down_and_stays_to_and_fro)
         }
     ck_assert_int_le(moves, 1);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -679,8 +661,7 @@ static const cell_t *remembered(game_t *g, const screen_t *f, uint8_t t)
  * view; in the dungeon it is drawn dim grey. */
 START_TEST(town_ground_keeps_its_colours_out_of_view)
 {
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 7, NULL);
+    game_t *g = game_new(C, 7, NULL);
     key(g, 'x');
     ck_assert_int_eq(g->depth, 0);
     game_view_t v = {0};
@@ -691,7 +672,7 @@ START_TEST(town_ground_keeps_its_colours_out_of_view)
     }
     ck_assert_ptr_nonnull(cl);
     ck_assert_int_eq(cl->ch, '"');
-    ck_assert_int_eq(cl->fg, c->terrain[MAP_GRASS].fg);
+    ck_assert_int_eq(cl->fg, C->terrain[MAP_GRASS].fg);
     ck_assert_int_eq(cl->attr & ATTR_DIM, 0);
     down_from_town(g);
     cl = NULL;
@@ -703,7 +684,6 @@ START_TEST(town_ground_keeps_its_colours_out_of_view)
     ck_assert_int_eq(cl->fg, 8);
     ck_assert_int_ne(cl->attr & ATTR_DIM, 0);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -763,10 +743,9 @@ START_TEST(view_shows_the_player_and_all_in_sight)
     } SIZES[] = {{80, 24, 1}, {160, 24, 2}, {100, 30, 1}};
     static const char *const MOVES[] = {"o", "o", "o", "o", "h", "j", "k",   "l",
                                         "y", "u", "b", "n", ".", ">", "_>.", "_>."};
-    content_t *c = shipped_content();
     long checked = 0, with_creatures = 0;
     for (uint64_t seed = 1; seed <= 8; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         screen_t *f[3];
         for (int i = 0; i < 3; i++)
             f[i] = screen_new(SIZES[i].w, SIZES[i].h);
@@ -803,7 +782,6 @@ START_TEST(view_shows_the_player_and_all_in_sight)
     }
     ck_assert_int_gt(checked, 2000);
     ck_assert_int_gt(with_creatures, 200); /* the walks met monsters */
-    content_free(c);
 }
 END_TEST
 
@@ -865,8 +843,7 @@ static int objects_as_walked(game_t *g, const screen_t *f, int ox, int oy, int k
  * and the kept frame equals the frame drawn whole. */
 START_TEST(objects_drawn_at_every_tile_of_the_view)
 {
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 1, NULL));
+    game_t *g = started(game_new(C, 1, NULL));
     game_view_t v = {0};
     const screen_t *f = render_frame(g, 80, 24, &v);
     int ox, oy;
@@ -875,7 +852,7 @@ START_TEST(objects_drawn_at_every_tile_of_the_view)
     const obj_t *p = reg_get(&g->reg, g->player);
     int px = p->x, py = p->y; /* p moves when the registry grows */
     int at[][2] = {{ox, oy}, {ox + 79, oy}, {ox, oy + 20}, {ox + 79, oy + 20}, {px, py}};
-    uint16_t kind = item_named(c, "potion of curing");
+    uint16_t kind = item_named(C, "potion of curing");
     for (int i = 0; i < 15; i++) {
         int x = i < 5 ? at[i][0] : px + i - 15, y = i < 5 ? at[i][1] : py;
         if (!level_in(lv, x, y))
@@ -898,7 +875,6 @@ START_TEST(objects_drawn_at_every_tile_of_the_view)
     ck_assert_int_ge(moved, 4);
     screen_free(whole);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -1040,10 +1016,9 @@ static bool status_checked(game_t *g, const game_view_t *v, screen_t *whole, con
 START_TEST(kept_status_line_equals_fresh)
 {
     static const char KEYS[] = "hjklyubnhjklyubn..ss><";
-    content_t *c = shipped_content();
     int shown[N_CHANGES] = {0}, by_keys = 0;
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        game_t *g = started(game_new(c, seed, NULL));
+        game_t *g = started(game_new(C, seed, NULL));
         screen_t *whole = screen_new(80, 24);
         cell_t was[80];
         game_view_t v = {0};
@@ -1073,7 +1048,6 @@ START_TEST(kept_status_line_equals_fresh)
         ck_assert_msg(shown[k] >= 3, "%s changed the line %d times", STATUS_CHANGES[k].what,
                       shown[k]);
     ck_assert_int_gt(by_keys, 200); /* turns, regions, depths, regeneration */
-    content_free(c);
 }
 END_TEST
 
@@ -1092,8 +1066,7 @@ START_TEST(turn_counter_reads_as_printf)
                                      999999999,
                                      10000000000,
                                      UINT64_MAX / SCHED_MOVE};
-    content_t *c = shipped_content();
-    game_t *g = started(game_new(c, 1, NULL));
+    game_t *g = started(game_new(C, 1, NULL));
     screen_t *s = screen_new(200, 24);
     game_view_t v = {.turns = true};
     for (size_t t = 0; t < sizeof TURNS / sizeof TURNS[0]; t++) {
@@ -1112,7 +1085,6 @@ START_TEST(turn_counter_reads_as_printf)
     }
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -1120,6 +1092,7 @@ Suite *suite_game_view(void)
 {
     Suite *s = suite_create("game_view");
     TCase *t = tcase_create("view");
+    with_shipped_content(t);
     tcase_set_timeout(t, 60); /* long seeded walks, slow under the sanitizers on a busy machine */
     tcase_add_test(t, kept_view_equals_fresh_on_random_walks);
     tcase_add_test(t, opacity_change_in_reach_sees_again);
@@ -1136,6 +1109,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, objects_drawn_at_every_tile_of_the_view);
     suite_add_tcase(s, t);
     TCase *st = tcase_create("status");
+    with_shipped_content(st);
     tcase_set_timeout(st, 60);
     tcase_add_test(st, kept_status_line_equals_fresh);
     tcase_add_test(st, turn_counter_reads_as_printf);

@@ -35,24 +35,21 @@ static char *text_of(const worldmap_t *w)
 
 START_TEST(same_seed_same_world)
 {
-    content_t *c = shipped_content();
-    worldmap_t *a = world_of(c, 77), *b = world_of(c, 77);
+    worldmap_t *a = world_of(C, 77), *b = world_of(C, 77);
     size_t n = (size_t)a->w * (size_t)a->h;
     ck_assert_int_eq(memcmp(a->kind, b->kind, n * 5), 0); /* kind, high, terr, river, lane */
     char *ta = text_of(a), *tb = text_of(b);
     ck_assert_str_eq(ta, tb);
     free(ta), free(tb);
     worldmap_free(a), worldmap_free(b);
-    content_free(c);
 }
 END_TEST
 
 START_TEST(seeds_differ)
 {
-    content_t *c = shipped_content();
     char *text[8];
     for (int i = 0; i < 8; i++) {
-        worldmap_t *w = world_of(c, (uint64_t)i + 1);
+        worldmap_t *w = world_of(C, (uint64_t)i + 1);
         text[i] = text_of(w);
         worldmap_free(w);
     }
@@ -61,7 +58,6 @@ START_TEST(seeds_differ)
             ck_assert_msg(strcmp(text[i], text[j]) != 0, "seeds %d and %d", i + 1, j + 1);
     for (int i = 0; i < 8; i++)
         free(text[i]);
-    content_free(c);
 }
 END_TEST
 
@@ -86,9 +82,8 @@ static int territory_reach(const worldmap_t *w, int t, int *queue, uint8_t *seen
 
 START_TEST(territories_are_whole_pieces_of_land)
 {
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        worldmap_t *w = world_of(c, seed);
+        worldmap_t *w = world_of(C, seed);
         int n = w->w * w->h, *queue = malloc((size_t)n * sizeof *queue);
         uint8_t *seen = malloc((size_t)n);
         int cells[WORLD_TERR_MAX] = {0};
@@ -110,7 +105,6 @@ START_TEST(territories_are_whole_pieces_of_land)
         free(queue), free(seen);
         worldmap_free(w);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -130,10 +124,9 @@ static int beside(const worldmap_t *w, int c, int k, int r)
 
 START_TEST(rivers_run_to_the_sea_or_a_lake)
 {
-    content_t *c = shipped_content();
     int lakes = 0, seas = 0;
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        worldmap_t *w = world_of(c, seed);
+        worldmap_t *w = world_of(C, seed);
         for (int i = 0; i < w->n_rivers; i++) {
             const worldmap_river_t *r = &w->rivers[i];
             ck_assert_int_ge(r->len, 3);
@@ -156,7 +149,6 @@ START_TEST(rivers_run_to_the_sea_or_a_lake)
         worldmap_free(w);
     }
     ck_assert_int_gt(seas, SEEDS); /* most rivers find the sea */
-    content_free(c);
 }
 END_TEST
 
@@ -173,9 +165,8 @@ static void name_check(const char *s, const char **seen, int *n)
 
 START_TEST(names_are_well_formed_and_unique)
 {
-    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        worldmap_t *w = world_of(c, seed);
+        worldmap_t *w = world_of(C, seed);
         const char *seen[1 + WORLD_TERR_MAX + WORLD_TOWN_MAX + WORLD_RIVER_MAX];
         int n = 0;
         name_check(w->name, seen, &n);
@@ -185,10 +176,9 @@ START_TEST(names_are_well_formed_and_unique)
             name_check(w->towns[i].name, seen, &n);
         for (int i = 0; i < w->n_rivers; i++)
             name_check(w->rivers[i].name, seen, &n);
-        ck_assert_str_eq(w->towns[w->home].name, c->world.home); /* the player's town */
+        ck_assert_str_eq(w->towns[w->home].name, C->world.home); /* the player's town */
         worldmap_free(w);
     }
-    content_free(c);
 }
 END_TEST
 
@@ -202,11 +192,10 @@ static int root(int *up, int a)
 
 START_TEST(counts_keep_to_the_content)
 {
-    content_t *c = shipped_content();
-    const worldmap_params_t *p = &c->world;
+    const worldmap_params_t *p = &C->world;
     int rivers = 0;
     for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-        worldmap_t *w = world_of(c, seed);
+        worldmap_t *w = world_of(C, seed);
         int n = w->w * w->h, land = 0;
         for (int k = 0; k < n; k++)
             land += w->kind[k] == WM_LAND;
@@ -240,7 +229,6 @@ START_TEST(counts_keep_to_the_content)
         worldmap_free(w);
     }
     ck_assert_int_ge(rivers, SEEDS * p->rivers[0] / 2);
-    content_free(c);
 }
 END_TEST
 
@@ -271,12 +259,10 @@ START_TEST(world_declarations_are_checked)
         ck_assert_ptr_null(c);
         ck_assert_msg(strstr(err, BAD[i][1]) != NULL, "got '%s'", err);
     }
-    content_t *c = shipped_content();
     int named = 0;
-    for (int i = 0; i < c->n_regions; i++)
-        named += strstr(c->regions[i].name, c->world.home) != NULL;
+    for (int i = 0; i < C->n_regions; i++)
+        named += strstr(C->regions[i].name, C->world.home) != NULL;
     ck_assert_int_eq(named, 1);
-    content_free(c);
 }
 END_TEST
 
@@ -284,8 +270,7 @@ END_TEST
  * moves time nor draws from the game's streams. */
 START_TEST(m_shows_the_world_and_changes_nothing)
 {
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 99, NULL);
+    game_t *g = game_new(C, 99, NULL);
     key(g, 'z'); /* a random character, in the town */
     uint64_t turn = g->sched.now;
     rng_t play = g->play;
@@ -293,7 +278,7 @@ START_TEST(m_shows_the_world_and_changes_nothing)
     ck_assert_int_eq(g->prompt, PROMPT_WORLD);
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
-    worldmap_t *w = world_of(c, 99);
+    worldmap_t *w = world_of(C, 99);
     char row0[81] = "", all[80 * 24 + 1] = "";
     for (int y = 0; y < 24; y++)
         for (int x = 0; x < 80; x++)
@@ -315,7 +300,6 @@ START_TEST(m_shows_the_world_and_changes_nothing)
     worldmap_free(w);
     screen_free(s);
     game_free(g);
-    content_free(c);
 }
 END_TEST
 
@@ -323,6 +307,7 @@ Suite *suite_game_worldmap(void)
 {
     Suite *s = suite_create("game_worldmap");
     TCase *t = tcase_create("world");
+    with_shipped_content(t);
     tcase_set_timeout(t, 120);
     tcase_add_test(t, same_seed_same_world);
     tcase_add_test(t, seeds_differ);
