@@ -169,7 +169,7 @@ def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
     d.db_write(("DROP INDEX games_by_end", ()), ("DROP INDEX hosted_scores_by_end", ()),
                ("DROP TABLE leases", ()), ("DROP TABLE lease_chg", ()),
                ("DROP TABLE lease_gone", ()), ("DROP TABLE nodes", ()),
-               ("DROP TABLE node_events", ()),
+               ("DROP TABLE node_events", ()), ("DROP INDEX sessions_by_user", ()),
                ("DROP TABLE game_ids", ()), ("DROP TABLE daily", ()),
                ("DROP TRIGGER users_game_name", ()),
                ("DROP TABLE game_names", ()), ("PRAGMA user_version = 7", ()))

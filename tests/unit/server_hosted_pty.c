@@ -959,7 +959,8 @@ static void run_report(toy_t *t, uv_loop_t *loop, const ptyproc_opts_t *o)
 {
     toy_start(t, loop, o);
     ck_assert(run_until(loop, toy_exited, t, 10000));
-    ck_assert(WIFEXITED(t->status) && WEXITSTATUS(t->status) == 0);
+    ck_assert_msg(WIFEXITED(t->status) && WEXITSTATUS(t->status) == 0, "status %#x:\n%s",
+                  (unsigned)t->status, t->out);
     ck_assert_msg(strstr(t->out, "\nend\r"), "%s", t->out); /* read to the end */
 }
 
