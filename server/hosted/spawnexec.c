@@ -181,13 +181,15 @@ static void child_fds(int slave, int report, const spawnexec_t *x)
             close(fd);
 }
 
+/* The limits but the address space's (child_memory sets it at the exec:
+ * a sanitizer's build maps memory after any fork, which that limit would
+ * refuse; the holder and the reaper are the spawner's own code). */
 static void child_limits(const gamecfg_limits_t *l)
 {
     const struct {
         int res;
         uint64_t v;
     } set[] = {{RLIMIT_CPU, l->cpu_seconds},
-               {RLIMIT_AS, l->memory_bytes},
                {RLIMIT_NOFILE, l->files},
                {RLIMIT_NPROC, l->processes},
                {RLIMIT_FSIZE, l->file_bytes}};
@@ -196,6 +198,13 @@ static void child_limits(const gamecfg_limits_t *l)
         if (set[i].v && setrlimit(set[i].res, &r) < 0)
             child_fail(STEP_LIMITS);
     }
+}
+
+static void child_memory(const gamecfg_limits_t *l)
+{
+    struct rlimit r = {(rlim_t)l->memory_bytes, (rlim_t)l->memory_bytes};
+    if (l->memory_bytes && setrlimit(RLIMIT_AS, &r) < 0)
+        child_fail(STEP_LIMITS);
 }
 
 static void child_user(const spawner_user_t *u)
@@ -372,6 +381,7 @@ static void __attribute__((noreturn)) child_exec(const spawnexec_t *x, const box
 {
     if (fchdir(FD_DIR) < 0) /* as the user: its own directory */
         child_fail(STEP_CHDIR);
+    child_memory(x->limits);
     if (boxfilter_load(f) < 0)
         child_fail(STEP_FILTER);
     execve(x->argv[0], x->argv, x->envp);
