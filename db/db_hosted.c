@@ -109,6 +109,13 @@ void db_hosted_game_chunks(db_t *db, int64_t id, int64_t after, int64_t upto, in
     db_submit(db, op);
 }
 
+void db_hosted_ends_since(db_t *db, int64_t user, int64_t since, int limit, db_game_ids_cb cb,
+                          void *ud)
+{
+    db_queue(db, DB_ON(game_ids, cb, ud), 0, DB_STMT_HOSTED_ENDS_SINCE,
+             DB_ARGS(DB_INT(user), DB_INT(since), DB_INT(limit)));
+}
+
 /* Results are told apart by their row: the game, its score, its chunks. */
 static const void *result_of(const db_op_t *op, const db_row_t *row, size_t *n)
 {

@@ -57,5 +57,10 @@ void db_hosted_game_get(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud);
  * most limit of them (a recording is read a few chunks at a time). */
 void db_hosted_game_chunks(db_t *db, int64_t id, int64_t after, int64_t upto, int limit,
                            db_hosted_game_cb cb, void *ud);
+/* The end times (Unix seconds) of the user's xlogfile rows (any hosted
+ * game) that ended after since, newest first: at most limit of them
+ * (games-per-hour, hostgame.c). */
+void db_hosted_ends_since(db_t *db, int64_t user, int64_t since, int limit, db_game_ids_cb cb,
+                          void *ud);
 
 #endif

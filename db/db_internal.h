@@ -103,6 +103,11 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_HOSTED_SCORE_INS                                                                    \
     "user, game, name, role, race, gender, align, max_depth, death, points, turns, realtime, " \
     "start_time, end_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14"
+/* games-per-hour (hostgame.c): the account's newest ?3 hosted ends after ?2,
+ * read from migration 20's index alone */
+#define DB_HOSTED_ENDS_SQL                                                  \
+    "SELECT end_time FROM hosted_scores WHERE user = ?1 AND end_time > ?2 " \
+    "ORDER BY end_time DESC LIMIT ?3"
 #define DB_SNAPSHOT_SEL                      \
     "SELECT ?1, ?2, ?3, ?4 WHERE ?3 = 0 OR " \
     "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)"
@@ -407,6 +412,7 @@ void db_file_close(db_file_t *f, bool lost);
               "UPDATE hosted_games SET bytes = bytes + ?2, truncated = greatest(truncated, ?3) "  \
               "WHERE id = ?1"))                                                                   \
     X(HOSTED_GAME_END, "ii", CHANGE, none, "UPDATE hosted_games SET end_time = ?2 WHERE id = ?1") \
+    X(HOSTED_ENDS_SINCE, "iii", ROWS, int, DB_HOSTED_ENDS_SQL)                                    \
     X(HOSTED_GAME_LINK, "ittii", RUN, none,                                                       \
       "UPDATE hosted_games SET score = (SELECT id FROM hosted_scores WHERE game = ?2 AND "        \
       "name = ?3 AND start_time = ?4 AND end_time = ?5) WHERE id = ?1")                           \

@@ -286,6 +286,9 @@ static const char *const migrations[] = {
     /* 19: an account's web sessions found by its id (a login keeps its
      * newest DB_SESSIONS_PER_USER, a password change deletes the others) */
     "CREATE INDEX sessions_by_user ON sessions(user, expires);\n",
+    /* 20: an account's hosted games' ends by their time (games-per-hour
+     * counts those of the last hour before a hosted game starts) */
+    "CREATE INDEX hosted_scores_by_user_end ON hosted_scores(user, end_time);\n",
 };
 
 int db_migration_count(void)

@@ -160,6 +160,7 @@ CREATE TABLE hosted_scores (
 CREATE INDEX hosted_scores_by_points ON hosted_scores(game, points DESC);
 CREATE INDEX hosted_scores_by_user ON hosted_scores(user, id);
 CREATE INDEX hosted_scores_by_end ON hosted_scores(end_time);
+CREATE INDEX hosted_scores_by_user_end ON hosted_scores(user, end_time);
 
 -- A hosted game's recording: the program's output as it ran, never a
 -- `games` row (nothing replays it through Warren's engine). end_time is 0

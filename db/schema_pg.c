@@ -283,6 +283,9 @@ static const char *const migrations[] = {
     /* 19: an account's web sessions found by its id (schema.c's migration
      * 19) */
     "CREATE INDEX sessions_by_user ON sessions(\"user\", expires);\n",
+    /* 20: an account's hosted games' ends by their time (schema.c's
+     * migration 20) */
+    "CREATE INDEX hosted_scores_by_user_end ON hosted_scores(\"user\", end_time);\n",
 };
 
 int db_pg_migration_count(void)

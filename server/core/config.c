@@ -51,7 +51,8 @@ static const opt_t opts[] = {
      "with PostgreSQL)"},
     {"grace", OPT_INT, S(grace), 0, 86400 * 7, "600", "SECONDS a detached game stays live (600)"},
     {"games-per-hour", OPT_INT, S(games_per_hour), 0, 10000, "60",
-     "N new games of Warren's one account may start in an hour, 0 = no cap (60)"},
+     "N new games of Warren's (and N hosted games' ends) one account may have in an hour, "
+     "0 = no cap (60)"},
     {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "5000", "N connections in total (5000)"},
     {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "50", "N connections per address (50)"},
     {"request-rate", OPT_INT, S(request_rate), 0, 1000000, "20",

@@ -26,7 +26,8 @@ typedef struct {
     char control[256];  /* admin control socket; "" = the database path + ".ctl" */
     char content[256];  /* "" = the built-in location */
     int grace;          /* seconds a detached game stays live */
-    int games_per_hour; /* new games of Warren's one account starts in an hour; 0 = no cap */
+    int games_per_hour; /* new games of Warren's one account starts in an hour (and hosted
+                           games it ended: hostgame.c); 0 = no cap */
     int max_conns;      /* connections in total */
     int max_per_ip;
     int request_rate;   /* requests and telnet connections a second per address (0 = no limit) */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "backend.h"
+#include "db_hosted.h"
 #include "hostcap.h"
 #include "hostrec.h"
 #include "ptyproc.h"
@@ -558,7 +559,9 @@ static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *e
     return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }
 
-static void play(conn_t *c, const gamecfg_t *g)
+/* A new game of g for c, or c's own still running (after the wait for
+ * games-per-hour, another of c's conns may have started it). */
+static void play_now(conn_t *c, const gamecfg_t *g)
 {
     server_t *srv = c->srv;
     session_t *s = session_find_kind(srv, c->user_id, g->id);
@@ -610,6 +613,80 @@ static void play(conn_t *c, const gamecfg_t *g)
     int idle = g->idle_seconds >= 0 ? g->idle_seconds : srv->cfg.game_idle;
     s->idle_limit_ms = (uint64_t)idle * 1000;
     session_attach_player(s, c); /* "Starting" until on_started */
+}
+
+/* ---- games-per-hour --------------------------------------------------------------------- */
+
+/* Each hosted game's end is a hosted_scores row kept for ever (its
+ * xlogfile row): a script starting and quitting games would grow the
+ * database without bound, so an account that ended games-per-hour of
+ * them in the last hour starts no new one until the oldest of those is an
+ * hour old. Its running game is never held back (play). */
+typedef struct {
+    conn_t *c; /* conn_ref'd while the ends are read */
+    int64_t user_id;
+    const gamecfg_t *g; /* borrowed from the server's config */
+} hour_req_t;
+
+/* ends: the newest first, n of them at most games-per-hour. */
+static bool too_many_ended(conn_t *c, const int64_t *ends, size_t n)
+{
+    static const logcap_kind_t say = {"hosted start refused: games-per-hour", 1, 100};
+    server_t *srv = c->srv;
+    int cap = srv->cfg.games_per_hour;
+    int64_t now = (int64_t)time(NULL);
+    if (cap <= 0 || n < (size_t)cap)
+        return false;
+    int64_t wait = ends[cap - 1] + 3600 - now;
+    if (wait < 60)
+        wait = 60;
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "You ended %d hosted games in the last hour: a new one can start in %lld minute%s.",
+             cap, (long long)(wait + 59) / 60, wait > 60 ? "s" : "");
+    logcap_say_user(srv->strangers, now_ms(srv), LOG_INFO, &say, c->key, c->user,
+                    "hosted start refused user=%s: %d hosted games in the last hour", c->user, cap);
+    conn_menu(c, msg);
+    return true;
+}
+
+static void on_hour_ends(void *ud, int status, const int64_t *ends, size_t n)
+{
+    hour_req_t *rq = ud;
+    conn_t *c = rq->c;
+    if (c->closing || c->place != CONN_WAIT || c->user_id != rq->user_id) {
+        /* gone or elsewhere: nothing to start */
+    } else if (status != DB_OK) {
+        log_error("hosted ends lookup failed user=%s: %d", c->user, status);
+        conn_menu(c, "The game store is not available. Please try again.");
+    } else if (!too_many_ended(c, ends, n)) {
+        play_now(c, rq->g);
+    }
+    conn_unref(c);
+    free(rq);
+}
+
+/* The player's running game of g at once; a new one once the account's
+ * ends of the last hour are counted (games-per-hour, 0: at once). */
+static void play(conn_t *c, const gamecfg_t *g)
+{
+    server_t *srv = c->srv;
+    int cap = srv->cfg.games_per_hour;
+    session_t *s = session_find_kind(srv, c->user_id, g->id);
+    if (s || cap <= 0) {
+        play_now(c, g);
+        return;
+    }
+    hour_req_t *rq = malloc(sizeof *rq);
+    if (!rq) {
+        conn_menu(c, "The game cannot start now.");
+        return;
+    }
+    *rq = (hour_req_t){c, c->user_id, g};
+    conn_ref(c);
+    /* keys dropped meanwhile; nothing drawn (a browser gets the game or why not) */
+    conn_set_place(c, CONN_WAIT);
+    db_hosted_ends_since(srv->db, c->user_id, (int64_t)time(NULL) - 3600, cap, on_hour_ends, rq);
 }
 
 void hostgame_hooks(hooks_t *h)

@@ -1116,3 +1116,64 @@ def test_rc_page_in_the_browser(nethack):
     assert web.get("/options/nosuch").status == 404
     t = Web(d.http)
     assert t.post("/options/nethack", {"rc": "x"}).status == 403  # no session
+
+
+def test_games_per_hour_holds_hosted_ends_too(bindir, tmp_path, clients):
+    """Every hosted game's end is an xlogfile row kept for ever: an account
+    starting and quitting hosted games over and over is held to
+    games-per-hour ends in the hour, told when it may start again, nothing
+    spawned nor stored meanwhile; its running game is never held back, and
+    another account has its own."""
+    toy = toy_copy(bindir, tmp_path)
+    xlog = tmp_path / "xlogfile"
+    xlog.write_text("")
+    for_games(xlog)
+    d = start_hosted(bindir, tmp_path,
+                     f"[game xl]\ncommand = {toy} xlog {xlog} %u\nxlogfile = {xlog}\n"
+                     f"[game keep]\ncommand = {toy} keys\nhangup-timeout = 1\n",
+                     extra=["--games-per-hour", "2"])
+    rows = ("SELECT count(*) FROM hosted_scores h JOIN users u ON u.id = h.user "
+            "WHERE u.name = ?")
+
+    def ended(c, name, n):
+        """name's nth end stored, its player back in the menu."""
+        c.wait_for("Press any key")
+        end = time.time() + 15
+        while d.db_rows(rows, name) != [(n,)]:
+            assert time.time() < end, d.db_rows(rows, name)
+            time.sleep(0.1)
+        time.sleep(1.1)  # the next row's end time another second (one row a second at most)
+        c.send(" ")
+        c.wait_for("Your choice")
+
+    try:
+        t, name = new_player(d, clients, "gh", "2")  # a game left running: back to it at will
+        t.wait_for("keys ready")
+        t.send(LEAVE)
+        t.wait_for("Your choice")
+        for n in (1, 2):
+            t.send("1")
+            ended(t, name, n)
+        t.send("1")
+        text = t.wait_for("hosted games in the last hour")
+        assert re.search(r"You ended 2 hosted games in the last hour: a new one can start in "
+                         r"(59|60|61) minutes\.", text), text
+        d.wait_log(rf"hosted start refused user={name}: 2 hosted games in the last hour")
+        time.sleep(0.5)
+        assert d.db_rows(rows, name) == [(2,)]
+        assert d.log().count(f"hosted start user={name} game=xl ") == 2
+        t.send("2")  # at the cap, the running game goes on
+        t.wait_for("keys ready")
+        assert d.log().count(f"hosted start user={name} game=keep ") == 1
+        o, other = new_player(d, clients, "gk", "1")  # another account starts its own
+        ended(o, other, 1)
+        # an hour later the account may start again
+        d.db_write(("UPDATE hosted_scores SET end_time = end_time - 3600 WHERE user = "
+                    "(SELECT id FROM users WHERE name = ?)", [name]))
+        t.send(LEAVE)
+        t.wait_for("Your choice")
+        t.send("1")
+        ended(t, name, 3)
+        assert d.log().count(f"hosted start user={name} game=xl ") == 3
+    finally:
+        d.stop_clean()

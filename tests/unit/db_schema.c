@@ -129,6 +129,24 @@ START_TEST(feed_query_uses_its_indexes)
 }
 END_TEST
 
+/* games-per-hour's count of an account's hosted ends in the hour reads
+ * that account's newest ends in migration 20's index, no more, unsorted. */
+START_TEST(hosted_ends_query_uses_its_index)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    int v = 0;
+    char err[256] = "", plan[4096];
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    query_plan(h, DB_HOSTED_ENDS_SQL, plan, sizeof plan);
+    ck_assert_msg(strstr(plan, "SEARCH hosted_scores USING COVERING INDEX "
+                               "hosted_scores_by_user_end (user=? AND end_time>?)"),
+                  "%s", plan);
+    ck_assert_msg(!strstr(plan, "USE TEMP B-TREE"), "%s", plan);
+    sqlite3_close(h);
+}
+END_TEST
+
 static void exec_ok(sqlite3 *h, const char *sql)
 {
     char *msg = NULL;
@@ -229,6 +247,7 @@ Suite *suite_db_schema(void)
     tcase_add_test(tc, migrations_match_schema_sql);
     tcase_add_test(tc, migration_list_is_sane);
     tcase_add_test(tc, feed_query_uses_its_indexes);
+    tcase_add_test(tc, hosted_ends_query_uses_its_index);
     tcase_add_test(tc, migration_14_moves_each_nodes_expiry_to_its_row);
     tcase_add_test(tc, lapsed_check_reads_the_nodes_first);
     tcase_add_test(tc, journal_append_needs_no_temp_table);
