@@ -331,7 +331,8 @@ static int send_direct(web_conn_t *wc, const void *data, size_t len, bool text)
         w->wbuf = nb;
         w->wbuf_cap = cap;
     }
-    memcpy(w->wbuf + LWS_PRE, data, len);
+    if (len) /* an empty frame (nothing changed) may have no bytes at all */
+        memcpy(w->wbuf + LWS_PRE, data, len);
     int n = lws_write(wc->wsi, w->wbuf + LWS_PRE, len, text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
     if (n < (int)len) {
         web_close(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "write failed");
