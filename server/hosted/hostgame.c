@@ -34,6 +34,7 @@ typedef struct {
     screen_t *tmp;   /* the program's screen, for a viewer of another size */
     bool stopping;   /* hung up without an end: the session goes on exit */
     bool failed;     /* the program could not start: the session ends, saying so */
+    bool drew;       /* the program wrote to its terminal (until then: "Starting") */
     int64_t started; /* Unix seconds: xlog rows before this are others' */
     hostrec_t *rec;  /* the recording; NULL when off */
     /* the account's game name (%u): its directory, its xlog rows */
@@ -111,7 +112,8 @@ static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
     vtgrid_t *g = ptyproc_grid(hg->proc);
     int w, h;
     (void)v;
-    if (ptyproc_starting(hg->proc)) { /* the spawner forks and execs it meanwhile */
+    /* the spawner forks and execs it meanwhile; then it loads (Crawl: seconds) */
+    if (ptyproc_starting(hg->proc) || (!hg->drew && ptyproc_running(hg->proc))) {
         screen_clear(scr);
         screen_textf(scr, 0, 0, STYLE_DEFAULT, "Starting %s...", s->kind_name);
         return;
@@ -339,6 +341,7 @@ static void on_output(ptyproc_t *p, const char *bytes, size_t len, void *user)
 {
     session_t *s = user;
     (void)p;
+    hg_of(s)->drew = true;
     hostrec_output(hg_of(s)->rec, bytes, len);
     session_output(s);
 }

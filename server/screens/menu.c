@@ -98,6 +98,36 @@ void menu_draw_header(conn_t *c, screen_t *scr)
     screen_textf(scr, x + 2, 3, ST_DIM, "%d playing now%s%s", live, url[0] ? " · " : "", url);
 }
 
+/* The bytes of p's first line of at most w characters: up to its last
+ * space that fits (or a newline, or the end), all w when no space does. */
+static size_t wrap_line(const char *p, int w)
+{
+    size_t k = 0, space = 0;
+    for (int chars = 0; p[k] && p[k] != '\n'; k++) {
+        if (((unsigned char)p[k] & 0xC0) == 0x80)
+            continue; /* inside a UTF-8 character */
+        if (chars++ == w)
+            return p[k] == ' ' || !space ? k : space;
+        if (p[k] == ' ')
+            space = k;
+    }
+    return k;
+}
+
+int menu_wrap(screen_t *scr, int x, int y, int w, int max, style_t st, const char *text)
+{
+    int lines = 0;
+    for (const char *p = text; *p && lines < max; lines++) {
+        size_t k = wrap_line(p, w > 0 ? w : 1);
+        if (scr)
+            screen_textf(scr, x, y + lines, st, "%.*s", (int)k, p);
+        p += k + (p[k] == '\n');
+        while (*p == ' ')
+            p++;
+    }
+    return lines;
+}
+
 /* A menu item at row y: its key, then ") label" and an optional value. */
 void menu_draw_item(screen_t *scr, int y, char key, const char *label, const char *value)
 {

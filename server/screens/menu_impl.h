@@ -92,6 +92,10 @@ void menu_show(conn_t *c, menu_screen_id_t screen);
 int menu_screens_ready(conn_t *c);
 /* "Warren - a roguelike host" and who is logged in. */
 void menu_draw_header(conn_t *c, screen_t *scr);
+/* text from (x, y) in lines of at most w characters, broken at spaces (a
+ * longer word is cut), at most max lines (the last one cut): how many
+ * lines it takes. scr NULL: only counts them. */
+int menu_wrap(screen_t *scr, int x, int y, int w, int max, style_t st, const char *text);
 /* A menu item at row y: its key, then ") label" and an optional value. */
 void menu_draw_item(screen_t *scr, int y, char key, const char *label, const char *value);
 /* Hosted games ([game ID] sections) take the keys 1-9, after Warren's own:

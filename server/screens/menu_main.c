@@ -80,10 +80,11 @@ static void draw_main(conn_t *c, screen_t *scr)
             menu_draw_item(scr, 5 + n++, (char)('1' + g), label, NULL);
         }
     }
-    if (c->menu->msg[0])
-        screen_text(scr, 2, 6 + n, ST_MSG, c->menu->msg);
-    screen_text(scr, 2, 8 + n, STYLE_DEFAULT, "Your choice: ");
-    screen_cursor(scr, 15, 8 + n, true);
+    /* the notice wraps onto the rows left (before "Your choice", if need be) */
+    int lines = menu_wrap(scr, 2, 6 + n, scr->w - 2, scr->h - 6 - n, ST_MSG, c->menu->msg);
+    int y = 7 + n + (lines > 1 ? lines : 1);
+    screen_text(scr, 2, y, STYLE_DEFAULT, "Your choice: ");
+    screen_cursor(scr, 15, y, true);
 }
 
 /* While a drain is under way (drain.h) nothing starts here: no login, no

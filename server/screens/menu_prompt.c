@@ -15,7 +15,7 @@ static void draw_prompt(conn_t *c, screen_t *scr)
     screen_text(scr, 2, 5, ST_TITLE, p->title);
     screen_text(scr, 2, 6, ST_DIM, p->hint);
     if (m->msg[0])
-        screen_text(scr, 2, 10, ST_MSG, m->msg);
+        menu_wrap(scr, 2, 10, scr->w - 2, scr->h - 11, ST_MSG, m->msg);
     int x = screen_text(scr, 2, 8, STYLE_DEFAULT, p->label);
     if (!p->secret) /* a long line shows its end */
         x = screen_text(scr, x, 8, ST_KEY, lineedit_tail(m->line, m->line_len, scr->w - x - 1));

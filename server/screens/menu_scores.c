@@ -1,6 +1,7 @@
 /* menu_scores — the high scores, read from the database once the screen
  * is up ("Loading scores..." until then); any key goes back. */
 #include "menu_impl.h"
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,23 +9,8 @@
  * than a line is cut); drawn from row y when draw: how many. */
 static int cause_lines(screen_t *scr, int y, const char *cause, bool draw)
 {
-    int w = scr->w - 8 > 20 ? scr->w - 8 : 20, lines = 0;
-    for (const char *p = cause; *p; lines++) {
-        int len = (int)strlen(p);
-        if (len > w) {
-            len = w;
-            while (len > 0 && p[len] != ' ')
-                len--;
-            if (len == 0)
-                len = w;
-        }
-        if (draw)
-            screen_textf(scr, 8, y + lines, STYLE_DEFAULT, "%.*s", len, p);
-        p += len;
-        while (*p == ' ')
-            p++;
-    }
-    return lines;
+    int w = scr->w - 8 > 20 ? scr->w - 8 : 20;
+    return menu_wrap(draw ? scr : NULL, 8, y, w, INT_MAX, STYLE_DEFAULT, cause);
 }
 
 /* A row per game; a cause of death too long for the row's end (at 80

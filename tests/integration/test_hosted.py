@@ -1177,3 +1177,44 @@ def test_games_per_hour_holds_hosted_ends_too(bindir, tmp_path, clients):
         assert d.log().count(f"hosted start user={name} game=xl ") == 3
     finally:
         d.stop_clean()
+
+
+def test_a_program_slow_to_draw_shows_it_starts_until_it_draws(bindir, tmp_path, clients):
+    """A program that writes nothing for its first seconds (Crawl loading
+    its data on a busy machine) leaves its player on "Starting ..." once
+    it runs, not on a blank screen; its first output replaces that line."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start_hosted(bindir, tmp_path, f"[game slow]\ncommand = {toy} slow 3\n")
+    try:
+        t, name = new_player(d, clients, "sl", "1")
+        d.wait_log(rf"hosted start user={name} game=slow pid=\d+")
+        t.pump(quiet=0.3, limit=0.6)
+        assert "Starting slow..." in t.text(), t.text()
+        text = t.wait_for("keys ready", timeout=10)
+        assert "Starting" not in text, text
+        t.send("q")
+        t.wait_for("has ended")
+    finally:
+        d.stop_clean()
+
+
+def test_a_long_notice_in_the_menu_wraps_whole(bindir, tmp_path, clients):
+    r"""A notice longer than the screen's width (leaving a game with a long
+    name by ^\ x at 80 columns) wraps at a space onto the next row, whole,
+    and the menu's prompt moves down under it."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start_hosted(bindir, tmp_path, f"[game slow]\nname = Dungeon Crawl Stone Soup\n"
+                                       f"command = {toy} keys\n")
+    try:
+        t, _ = new_player(d, clients, "wr", "1")
+        t.wait_for("keys ready")
+        t.send(PREFIX + "x")
+        t.wait_for("Your choice")
+        lines = t.lines()
+        at = next(i for i, ln in enumerate(lines) if "runs on without you" in ln)
+        assert lines[at] == ("  Dungeon Crawl Stone Soup runs on without you for a while; choose"
+                             " it again to"), lines
+        assert lines[at + 1] == "  go on.", lines
+        assert lines[at + 3].startswith("  Your choice:"), lines
+    finally:
+        d.stop_clean()

@@ -14,6 +14,8 @@
  *   keys       prints "keys ready", then for each read of its input one
  *              line "got N: HH HH ..." (the bytes in hex, in raw mode), so
  *              a test sees exactly what the program received; exits on 'q'
+ *   slow N     writes nothing for N seconds (a big program loading its
+ *              data), then runs as keys
  *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
  *              descriptor, "uid U gid G groups N", "limit NAME VALUE",
  *              "cwd PATH", "tty" checks and "sig" checks, then "end" and
@@ -988,6 +990,14 @@ static int unmount_in(int argc, char **argv)
     return argc > 2 ? unmount(argv[2]) : 2;
 }
 
+static int slow(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    sleep((unsigned)atoi(argv[2]));
+    return keys();
+}
+
 /* Each mode: its name and what it runs, without arguments or with argv
  * (each checks its own; 2 when they are missing). */
 static const struct {
@@ -1002,7 +1012,7 @@ static const struct {
     {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
     {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
     {"fill", NULL, fill},          {"spill", NULL, spill},         {"sysv", sysv, NULL},
-    {"calls", calls, NULL},        {"hold", NULL, hold},
+    {"calls", calls, NULL},        {"hold", NULL, hold},           {"slow", NULL, slow},
 };
 
 int main(int argc, char **argv)
@@ -1016,6 +1026,6 @@ int main(int argc, char **argv)
             "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
             "NAME|peek|kill|snoop [DIR...]|"
             "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-            "hold removed|tmpfile N [child|orphan|undumpable]\n");
+            "hold removed|tmpfile N [child|orphan|undumpable]|slow N\n");
     return 2;
 }
