@@ -171,6 +171,51 @@ static void land(game_t *g, handle_t it, int depth, int x, int y, bool hit)
     reg_refile(&g->reg, it);
 }
 
+/* How a shot that hit no one stopped short of its aim, [0] the player's
+ * missile by its own noun, [1] a monster's shot by its shooter's: at a
+ * wall, a door or a tree (%s its name), or where its reach ran out. */
+enum { STOP_AT, STOP_SHORT };
+static const char *const STOP_SAYS[2][2] = {
+    [STOP_AT] = {"<The:obj> hit<s:obj> the %s.", "<Poss:Actor> shot hits the %s."},
+    [STOP_SHORT] = {"<The:obj> fall<s:obj> short.", NULL},
+};
+
+/* What stopped the shot from (x0, y0) after the n cells of path, short of
+ * its aim (past: flying on beyond it): STOP_AT with what it hit in *what
+ * and where in *bx, *by, STOP_SHORT, or -1 when it reached the aim. */
+static int stopped_by(game_t *g, const shot_t *s, int x0, int y0, const target_cell_t *path, int n,
+                      bool past, const char **what, int *bx, int *by)
+{
+    if (!past && n > 0 && path[n - 1].x == s->ax && path[n - 1].y == s->ay)
+        return -1;
+    *bx = x0, *by = y0;
+    if (n >= s->range)
+        return STOP_SHORT;
+    target_blocker(x0, y0, s->ax, s->ay, n, bx, by);
+    const terrain_kind_t *t = &g->c->terrain[level_terrain(level_current(g), *bx, *by)];
+    *what = t->name;
+    return (t->flags & TF_OPAQUE) ? STOP_AT : STOP_SHORT;
+}
+
+/* Says where the shot that hit no one stopped short of its aim (past:
+ * or beyond it): the player's always, a monster's when the player sees
+ * where it struck. */
+static void stop_say(game_t *g, const shot_t *s, int x0, int y0, const target_cell_t *path, int n,
+                     bool past)
+{
+    const char *what = "";
+    int bx, by, why = stopped_by(g, s, x0, y0, path, n, past, &what, &bx, &by);
+    const char *tmpl = why < 0 ? NULL : STOP_SAYS[why][s->it ? 0 : 1];
+    if (!tmpl || (!s->it && !level_visible(level_current(g), bx, by)))
+        return;
+    char line[96];
+    snprintf(line, sizeof line, tmpl, what);
+    if (s->it)
+        item_say(g, line, HANDLE_NONE, s->it);
+    else
+        creature_say(g, line, s->who, HANDLE_NONE);
+}
+
 /* who sends one of it, from bow (NONE: thrown), towards (x, y). */
 static int send(game_t *g, handle_t who, handle_t it, handle_t bow, int x, int y)
 {
@@ -187,9 +232,8 @@ static int send(game_t *g, handle_t who, handle_t it, handle_t bow, int x, int y
     int n = flight(g, who, x, y, s.range, path);
     bool hit;
     int at = fly(g, &s, path, n, &hit);
-    if (who == g->player && !hit && at == n - 1 && n >= s.range &&
-        (path[at].x != x || path[at].y != y)) /* its reach ran out before the aim */
-        item_say(g, "<The:obj> fall<s:obj> short.", HANDLE_NONE, one);
+    if (who == g->player && !hit && at == n - 1)
+        stop_say(g, &s, wx, wy, path, n, false);
     if (at >= 0 && at < n)
         land(g, one, depth, path[at].x, path[at].y, hit);
     else
@@ -236,6 +280,22 @@ int missile_cmd_fire(game_t *g)
     return target_begin(g, AIM_FIRE, 0);
 }
 
+/* A monster's shot that missed flies on past its aim, the first n cells
+ * of its line behind it, to its reach, a wall or the next creature (the
+ * spent shot strikes no one more), and is told where it struck a wall. */
+static void fly_on(game_t *g, const shot_t *s, int x0, int y0, int n)
+{
+    target_cell_t path[TARGET_RANGE_MAX];
+    int m = target_path(g, x0, y0, s->ax, s->ay, s->range, path);
+    int depth = reg_get(&g->reg, s->who)->depth;
+    for (int i = n; i < m; i++)
+        if (level_creature_at(g, depth, path[i].x, path[i].y))
+            return;
+    if (depth != g->depth)
+        return;
+    stop_say(g, s, x0, y0, path, m, true);
+}
+
 int missile_monster(game_t *g, handle_t m, handle_t foe)
 {
     const obj_t *o = reg_get(&g->reg, m), *f = reg_get(&g->reg, foe);
@@ -255,5 +315,7 @@ int missile_monster(game_t *g, handle_t m, handle_t foe)
     shot_t s = {m, HANDLE_NONE, f->x, f->y, 0, k->range, k->missile, 0, k->missile_dtype, 0};
     bool hit;
     fly(g, &s, path, n, &hit);
+    if (!hit && g->state == GAME_RUNNING && reg_get(&g->reg, m))
+        fly_on(g, &s, o->x, o->y, n);
     return SCHED_MOVE;
 }

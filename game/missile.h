@@ -20,8 +20,13 @@
  * enchantments; a thrown weapon made for it, its dice plus Str; anything
  * else 1d2 at -4 to hit.
  *
+ * A missile stopped short of its aim says where: "The dart hits the
+ * wall." (a door, a tree), or "falls short" where its reach ran out.
+ *
  * Monsters with a ranged attack (creature kind range and missile dice)
- * shoot along the same line, through the same chain. */
+ * shoot along the same line, through the same chain; a shot that misses
+ * flies on behind its mark to its reach, a wall or the next creature,
+ * striking no one more, and is told when the player sees it hit a wall. */
 #ifndef WARREN_MISSILE_H
 #define WARREN_MISSILE_H
 #include <stdbool.h>

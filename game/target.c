@@ -72,6 +72,13 @@ int target_path(game_t *g, int x0, int y0, int x1, int y1, int range,
     return n;
 }
 
+void target_blocker(int x0, int y0, int x1, int y1, int n, int *x, int *y)
+{
+    int dx = x1 - x0, dy = y1 - y0, d = abs(dx) > abs(dy) ? abs(dx) : abs(dy);
+    *x = d ? x0 + round_div(dx * (n + 1), d) : x0;
+    *y = d ? y0 + round_div(dy * (n + 1), d) : y0;
+}
+
 bool target_spares(game_t *g, handle_t from, handle_t h, int ax, int ay)
 {
     const obj_t *o = reg_get(&g->reg, h);

@@ -34,6 +34,10 @@ typedef struct {
  * a pillar's corner; a missile should too). Returns how many. */
 int target_path(game_t *g, int x0, int y0, int x1, int y1, int range,
                 target_cell_t out[TARGET_RANGE_MAX]);
+/* The cell that stopped a path of n cells from (x0, y0) towards (x1, y1)
+ * that target_path cut short of its reach (a blocked line is always the
+ * straight one): its (n + 1)th cell, into *x, *y. */
+void target_blocker(int x0, int y0, int x1, int y1, int n, int *x, int *y);
 /* Whether what from sends at (ax, ay) (a missile, a bolt, a burst) passes
  * h by: a peaceful creature (shop.h) is only ever struck by the player
  * aiming at its very cell, never by the way nor by a monster. */

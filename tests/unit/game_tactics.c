@@ -24,6 +24,7 @@
 #include "target.h"
 #include "trap.h"
 #include "vision.h"
+#include "vision.h"
 #include "world.h"
 
 enum { FIGHTER = 0, ROGUE, WIZARD, CLERIC };
@@ -540,6 +541,59 @@ START_TEST(a_throw_past_its_reach_falls_short)
 }
 END_TEST
 
+/* A dart thrown past a wall or a closed door says what it hit and lies
+ * before it; one thrown at open floor within reach says nothing of it. */
+START_TEST(a_throw_into_a_wall_says_so)
+{
+    game_t *g = alone_in_room(C, 6, 0, WIZARD, 6);
+    handle_t h = carried_handle(g, item_named(C, "dart"));
+    ck_assert_uint_ne(h, HANDLE_NONE);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    uint32_t from = g->nmsg;
+    ck_assert_int_gt(missile_throw(g, g->player, h, x + 7, y - 3), 0);
+    ck_assert_msg(said_since(g, from, "You throw a dart."), "%s", last_msg(g));
+    ck_assert_str_eq(last_msg(g), "The dart hits the wall.");
+    level_t *lv = level_current(g);
+    lv->terrain[y * lv->w + x - 7] = MAP_DOOR_CLOSED;
+    lv->opaque_ok = 0;
+    h = carried_handle(g, item_named(C, "dart"));
+    ck_assert_int_gt(missile_throw(g, g->player, h, x - 7, y), 0);
+    ck_assert_str_eq(last_msg(g), "The dart hits the closed door.");
+    ck_assert_uint_ne(item_floor_at(g, g->depth, x - 6, y), HANDLE_NONE);
+    from = g->nmsg;
+    h = carried_handle(g, item_named(C, "dart"));
+    ck_assert_int_gt(missile_throw(g, g->player, h, x, y + 4), 0);
+    ck_assert(!said_since(g, from, "hits the") && !said_since(g, from, "falls short"));
+    game_free(g);
+}
+END_TEST
+
+/* A kobold archer's arrow that misses flies on behind the player and is
+ * told where it strikes the wall there, in the shooter's words. */
+START_TEST(a_missed_shot_hits_the_wall_behind)
+{
+    game_t *g = alone_in_room(C, 7, 0, FIGHTER, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 10000;
+    level_t *lv = level_current(g);
+    lv->terrain[p->y * lv->w + p->x - 1] = MAP_WALL;
+    lv->opaque_ok = 0;
+    vision_update(g);
+    handle_t a = spawn_at(g, "kobold archer", 5, 0);
+    int misses = 0;
+    for (int i = 0; i < 60; i++) {
+        uint32_t n = g->nmsg;
+        ck_assert_int_gt(missile_monster(g, a, g->player), 0);
+        bool missed = said_since(g, n, "shot misses you");
+        misses += missed;
+        ck_assert_int_eq(said_since(g, n, "The kobold archer's shot hits the wall."), missed);
+    }
+    ck_assert_int_gt(misses, 0);
+    game_free(g);
+}
+END_TEST
+
 /* v chooses the quiver; f fires it before anything else; the inventory
  * says which it is; darts are thrown from the quiver with no launcher. */
 START_TEST(quiver)
@@ -776,6 +830,8 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, own_missiles_taken_up_in_passing);
     tcase_add_test(t, own_missiles_in_a_run_say_one_line);
     tcase_add_test(t, a_throw_past_its_reach_falls_short);
+    tcase_add_test(t, a_throw_into_a_wall_says_so);
+    tcase_add_test(t, a_missed_shot_hits_the_wall_behind);
     tcase_add_test(t, own_missiles_left_when_they_do_not_fit);
     tcase_add_test(t, throwing_and_firing);
     tcase_add_test(t, throwing_anything);
