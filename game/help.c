@@ -184,8 +184,9 @@ size_t help_line_first(const game_view_t *view)
     return (size_t)((view ? view->hint_tick : 0) % n);
 }
 
-/* A cursor prompt's own keys, on the help line while it is up (look's
- * top lines tell what the cursor is on, not how to move it or leave). */
+/* A cursor prompt's own keys, on the help line once its ? asks for them
+ * (g->page set; look's top line says "? keys"): shown only when asked,
+ * so looking costs the bottom line nothing. */
 #define PROMPT_KEYS_N 5
 static const struct {
     uint8_t prompt;
@@ -197,6 +198,14 @@ static const struct {
       {"Esc", "leaves"},
       {"< >", "stairs"}}},
 };
+
+int help_line_keys(const game_t *g)
+{
+    for (size_t i = 0; i < sizeof PROMPT_KEYS / sizeof PROMPT_KEYS[0]; i++)
+        if (PROMPT_KEYS[i].prompt == g->prompt && g->page)
+            return (int)i;
+    return -1;
+}
 
 /* The rows that fit the bottom line of s, from column x: the column after. */
 static int keys_line(screen_t *s, int x, const help_row_t *r, size_t n, style_t st)
@@ -213,7 +222,7 @@ static int keys_line(screen_t *s, int x, const help_row_t *r, size_t n, style_t 
 
 /* The line starts one command further as the host's idle clock counts,
  * never on a key or a game turn: keys cost it no bytes. It shows as many
- * commands as fit; under a cursor prompt with keys of its own, those. */
+ * commands as fit; under a cursor prompt whose keys were asked for, those. */
 int help_line(game_t *g, screen_t *s, const game_view_t *view)
 {
     style_t dim = {8, SCREEN_DEFAULT_COLOR, 0};
@@ -222,9 +231,9 @@ int help_line(game_t *g, screen_t *s, const game_view_t *view)
                            g->state == GAME_DEAD  ? "You are dead."
                            : g->state == GAME_WON ? "You won!"
                                                   : "You quit.");
-    for (size_t i = 0; i < sizeof PROMPT_KEYS / sizeof PROMPT_KEYS[0]; i++)
-        if (PROMPT_KEYS[i].prompt == g->prompt)
-            return keys_line(s, 0, PROMPT_KEYS[i].keys, PROMPT_KEYS_N, dim);
+    int keys = help_line_keys(g);
+    if (keys >= 0)
+        return keys_line(s, 0, PROMPT_KEYS[keys].keys, PROMPT_KEYS_N, dim);
     size_t n;
     const cmd_t *t = cmd_table(&n);
     size_t first = help_line_first(view);

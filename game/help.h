@@ -26,8 +26,11 @@ int help_topics(void);
 const char *help_topic_name(int i);
 /* The first command the help line shows (an index into cmd_table). */
 size_t help_line_first(const game_view_t *view);
-/* The help line on the bottom row (under look's cursor, look's own
- * keys), or how the game ended; returns the column after its text. */
+/* The help line on the bottom row (under look's cursor, once its ? asks,
+ * look's own keys), or how the game ended; returns the column after its
+ * text. */
 int help_line(game_t *g, screen_t *s, const game_view_t *view);
+/* Which prompt's own keys the help line shows, -1 the commands'. */
+int help_line_keys(const game_t *g);
 
 #endif

@@ -62,10 +62,10 @@ struct render_cache {
     bool valid;     /* frame holds a whole frame of the layout below */
     bool over;      /* the last frame had a screen or an overlay on it */
     int tw, depth, ox, oy;
-    bool help_ok; /* the help line shows help_first for help_state and help_prompt */
+    bool help_ok; /* the help line shows help_first for help_state and help_keys */
     size_t help_first;
     int help_state;
-    uint8_t help_prompt;
+    int help_keys;       /* help_line_keys */
     int misses;          /* calls at another size since the last at this one */
     uint8_t *shadow;     /* 3 planes: terrain, seen, vis under each tile (plane) */
     obj_layer_t objs[2]; /* the objects' glyphs: this frame's, last frame's */
@@ -868,15 +868,16 @@ static int map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view
 static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *cache)
 {
     size_t first = help_line_first(view);
+    int keys = help_line_keys(g);
     if (cache && cache->help_ok && cache->help_first == first && cache->help_state == g->state &&
-        cache->help_prompt == g->prompt)
+        cache->help_keys == keys)
         return;
     blank_rest(s, help_line(g, s, view), s->h - 1, s->w);
     if (cache) {
         cache->help_ok = true;
         cache->help_first = first;
         cache->help_state = g->state;
-        cache->help_prompt = g->prompt;
+        cache->help_keys = keys;
     }
 }
 

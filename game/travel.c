@@ -315,6 +315,7 @@ int travel_choose(game_t *g)
 
 int travel_look(game_t *g)
 {
+    g->page = 0; /* look's keys on the help line once ? asks for them */
     return cursor_prompt(g, PROMPT_LOOK);
 }
 
@@ -417,13 +418,16 @@ int travel_key(game_t *g, key_event_t k)
     return cost;
 }
 
-/* Cursor keys move it; any other key closes it. */
+/* Cursor keys move it, ? shows its keys on the help line; any other key
+ * closes it. */
 int travel_look_key(game_t *g, key_event_t k)
 {
     if (k.code == KEY_TAB || k.code == '+' || k.code == '-')
         target_cycle(g, k.code == '-' ? -1 : 1, true); /* every creature, the peaceful too */
+    else if (k.code == '?')
+        g->page = !g->page;
     else if (!cursor_move(g, k))
-        g->prompt = PROMPT_NONE;
+        g->prompt = PROMPT_NONE, g->page = 0;
     return 0;
 }
 
@@ -545,5 +549,7 @@ void travel_look_draw(game_t *g, screen_t *s)
 {
     char line[512];
     look_line(g, line, sizeof line);
+    size_t n = strlen(line); /* how to learn its keys, NetHack's way */
+    snprintf(line + n, sizeof line - n, " (? keys)");
     top_lines(s, line);
 }

@@ -46,11 +46,14 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     t.send("\x1b")
     t.wait_for("gimli the dwarf fighter")
     t.send(";")  # look at the player's own cell
-    t.wait_for("That is you, gimli the dwarf fighter.")
-    t.wait_for("Esc leaves")  # look's bottom line: its own keys, not the commands'
+    t.wait_for("That is you, gimli the dwarf fighter. (? keys)")
+    assert "Esc leaves" not in t.text(), t.text()  # the bottom line stays the commands'
+    t.send("?")  # look's own keys on the bottom line, look still up
+    t.wait_for("Esc leaves")
     bottom = [ln for ln in t.lines() if "Esc leaves" in ln][0]
     assert "move the cursor" in bottom and "Tab" in bottom, bottom
     assert "move or attack" not in t.text(), t.text()
+    assert "That is you" in t.text(), t.text()
     t.send("\x1b")
     assert "Esc leaves" not in t.text(), t.text()
     t.send("\x10")  # Ctrl-P

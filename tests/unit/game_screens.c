@@ -177,9 +177,11 @@ static void bottom_row(const screen_t *s, char *out)
     out[s->w < 80 ? s->w : 80] = 0;
 }
 
-/* Look's bottom line tells look's own keys (the cursor, Tab, Esc to
- * leave), not the commands' "move or attack", in a whole frame and in
- * one drawn over the last; once it closes the commands' line is back. */
+/* Look's top line says "? keys"; its bottom line keeps the commands'
+ * line (entering look costs it nothing) until ? asks for look's own keys
+ * (the cursor, Tab, Esc to leave), in a whole frame and in one drawn
+ * over the last; ? again hides them, and once look closes the commands'
+ * line is back. */
 START_TEST(look_shows_its_own_keys)
 {
     game_t *g = alone_in_room(C, 7, HUMAN, FIGHTER, 4);
@@ -189,13 +191,23 @@ START_TEST(look_shows_its_own_keys)
     ck_assert_msg(strstr(row, "move or attack"), "%s", row);
     key(g, ';');
     ck_assert_int_eq(g->prompt, PROMPT_LOOK);
+    static char text[80 * 25 + 1];
+    view_text(g, text, sizeof text);
+    ck_assert_msg(strstr(text, "(? keys)") && strstr(text, "move or attack"), "%s", text);
+    bottom_row(game_frame(g, 80, 24, &v), row);
+    ck_assert_msg(strstr(row, "move or attack"), "%s", row);
+    key(g, '?');
+    ck_assert_int_eq(g->prompt, PROMPT_LOOK);
     bottom_row(game_frame(g, 80, 24, &v), row);
     ck_assert_msg(!strstr(row, "move or attack"), "%s", row);
     ck_assert_msg(strstr(row, "move the cursor") && strstr(row, "Tab") && strstr(row, "Esc leaves"),
                   "%s", row);
-    static char text[80 * 25 + 1];
     view_text(g, text, sizeof text);
     ck_assert_msg(strstr(text, "Esc leaves") && !strstr(text, "move or attack"), "%s", text);
+    key(g, '?');
+    bottom_row(game_frame(g, 80, 24, &v), row);
+    ck_assert_msg(strstr(row, "move or attack"), "%s", row);
+    key(g, '?');
     key(g, KEY_ESC);
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     bottom_row(game_frame(g, 80, 24, &v), row);
