@@ -231,18 +231,28 @@ static bool sky_at(const game_t *g, const level_t *lv, size_t i)
     return k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
 }
 
+/* A cell whose layout is known unseen (SEEN_MAP) shows, as NetHack's
+ * magic map does, only its walls and doors and the stairs: open ground
+ * stays blank until seen (travel still knows it). */
+static bool map_only_shows(const level_t *lv, const terrain_kind_t *k, int x, int y)
+{
+    return (k->flags & (TF_LINE | TF_EDGE)) || (x == lv->up_x && y == lv->up_y) ||
+           (x == lv->down_x && y == lv->down_y);
+}
+
 /* The terrain of the view's tile (sx, sy): blank unless seen. */
 static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx, int sy)
 {
     int x = m->ox + sx, y = m->oy + sy;
     size_t i = (size_t)y * (size_t)lv->w + (size_t)x;
-    if (!lv->seen[i]) {
+    uint8_t t = lv->terrain[i];
+    const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
+    bool eyes = lv->seen[i] & SEEN_EYES;
+    if (!lv->seen[i] || (!eyes && !map_only_shows(lv, k, x, y))) {
         screen_put(s, sx * m->tw, m->top + sy, ' ', STYLE_DEFAULT);
         return;
     }
-    uint8_t t = lv->terrain[i];
-    const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
-    bool vis = (lv->vis && lv->vis[i]) || sky_at(g, lv, i);
+    bool vis = (lv->vis && lv->vis[i]) || (eyes && sky_at(g, lv, i));
     uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, x, y), k->glyph) : k->glyph;
     screen_put(s, sx * m->tw, m->top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
 }
@@ -311,7 +321,7 @@ static void floor_item(game_t *g, const level_t *lv, obj_sink_t *k, const obj_t 
     if (o->type != OBJ_ITEM || o->target || !obj_on_view(lv, k->m, o, &sx, &sy))
         return;
     int32_t cell = o->y * lv->w + o->x;
-    if (!lv->seen[cell])
+    if (!(lv->seen[cell] & SEEN_EYES)) /* a layout known unseen shows no items */
         return;
     const item_kind_t *ik = item_kind(g, o);
     bool vis = level_visible(lv, o->x, o->y);

@@ -338,8 +338,8 @@ static level_t *load_level(game_t *g, int depth, rd_t *in)
             rd_fail(in, "bad region");
     }
     for (size_t i = 0; i < n && !in->bad; i++)
-        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1 || lv->region[i] > nr ||
-            (lv->trap[i] & TRAP_KIND) > g->c->n_traps)
+        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > (SEEN_EYES | SEEN_MAP) ||
+            lv->region[i] > nr || (lv->trap[i] & TRAP_KIND) > g->c->n_traps)
             rd_fail(in, "bad level cell");
     return lv;
 }

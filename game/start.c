@@ -38,7 +38,9 @@ game_t *start_empty(const content_t *c, uint64_t seed)
 
 /* A game begins in the town on the surface (depth 0): no monsters, no
  * treasure; its down stairs lead to level 1, its gates out to the
- * overland (overland.h). The player starts at the west gate. */
+ * overland (overland.h). The player starts at the west gate. The town is
+ * home: its layout is known from the start (SEEN_MAP), so travel goes to
+ * its shops and stairs at once; what lies in them is seen by going. */
 int start_world(game_t *g)
 {
     level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 0);
@@ -48,6 +50,7 @@ int start_world(game_t *g)
     g->depth = g->max_depth = 0;
     if (level_generate(g, lv) < 0)
         return -1;
+    memset(lv->seen, SEEN_MAP, (size_t)lv->w * (size_t)lv->h); /* home: its layout known */
     g->player = creature_spawn(g, g->c->player_kind, 0, lv->up_x, lv->up_y);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!p)

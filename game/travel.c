@@ -40,8 +40,9 @@ static bool on_route(game_t *g, const level_t *lv, int x, int y)
            (trap_at(lv, x, y, true) < 0 || (p && p->x == x && p->y == y));
 }
 
-/* Unexplored: a known open cell next to a cell never seen (not where the
- * player stands: what could be seen from there has been). */
+/* Unexplored: a known open cell next to a cell never seen, its layout
+ * known or not (not where the player stands: what could be seen from
+ * there has been). */
 static bool frontier(game_t *g, const level_t *lv, int x, int y)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -49,7 +50,7 @@ static bool frontier(game_t *g, const level_t *lv, int x, int y)
         return false;
     for (int i = 0; i < 8; i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
-        if (level_in(lv, nx, ny) && !lv->seen[ny * lv->w + nx])
+        if (level_in(lv, nx, ny) && !(lv->seen[ny * lv->w + nx] & SEEN_EYES))
             return true;
     }
     return false;
@@ -230,7 +231,7 @@ static int hidden_items(game_t *g, handle_t *out, int max)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv && n < max;
          h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (floor_item_here(lv, o) && !lv->seen[o->y * lv->w + o->x])
+        if (floor_item_here(lv, o) && !(lv->seen[o->y * lv->w + o->x] & SEEN_EYES))
             out[n++] = h;
     }
     return n;
@@ -476,8 +477,10 @@ static void look_line(game_t *g, char *out, size_t n)
         snprintf(out, n, "That is you, %s the %s %s.", g->name, pc_race_name(g), pc_class_name(g));
         return;
     }
-    char items[MSG_LEN * 2], place[160];
-    int nitems = item_floor_list(g, g->depth, x, y, items, sizeof items);
+    char items[MSG_LEN * 2] = "", place[160];
+    int nitems = lv->seen[y * lv->w + x] & SEEN_EYES /* a layout known unseen: no items */
+                     ? item_floor_list(g, g->depth, x, y, items, sizeof items)
+                     : 0;
     uint8_t t = level_terrain(lv, x, y);
     const region_kind_t *rk = level_region_kind(g, lv, x, y);
     int trap = trap_at(lv, x, y, true);

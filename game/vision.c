@@ -89,8 +89,9 @@ static fov_box_t sight_box(const level_t *lv, int px, int py)
     return (fov_box_t){x0, y0, x1 < lv->w ? x1 : lv->w, y1 < lv->h ? y1 : lv->h};
 }
 
-/* Remembers what is seen: vis is 0 outside the box, and both arrays hold
- * 0 or 1, so the box's rows are ORed eight cells at once. */
+/* Remembers what is seen: vis is 0 outside the box and 0 or 1 (SEEN_EYES)
+ * inside, seen holds SEEN_* bits, so the box's rows are ORed eight cells
+ * at once. */
 static void remember_seen(level_t *lv, const fov_box_t *b)
 {
     size_t n = (size_t)(b->x1 - b->x0);

@@ -50,6 +50,11 @@ typedef struct {
     uint8_t shape; /* mapgen_shape_t */
 } level_region_t;
 
+/* What the player knows of a cell (level_t.seen): SEEN_EYES once seen
+ * (its items are remembered too), SEEN_MAP its layout known unseen (the
+ * home town's, from the start: terrain, no items, no creatures). */
+enum { SEEN_EYES = 1, SEEN_MAP = 2 };
+
 /* Only the current level is live: vis, opaque and lit exist for it alone
  * (level_live) and are dropped when the player leaves (level_sleep). */
 typedef struct {
@@ -57,7 +62,7 @@ typedef struct {
     int16_t depth;
     int16_t up_x, up_y, down_x, down_y;
     uint8_t *terrain; /* w*h terrain ids (content terrain table) */
-    uint8_t *seen;    /* w*h: 1 once the player has seen the cell */
+    uint8_t *seen;    /* w*h: SEEN_* bits, 0 a cell never known */
     uint8_t *region;  /* w*h: 0 none, else index + 1 into regions */
     uint8_t *trap;    /* w*h: 0 none, else trap kind + 1, | TRAP_FOUND once found (trap.h) */
     level_region_t *regions;

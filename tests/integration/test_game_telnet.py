@@ -297,6 +297,35 @@ def test_own_arrow_is_taken_up_by_walking_onto_it(daemon, clients):
     assert "You see here" not in t.text(), t.text()
 
 
+def test_an_arrow_into_a_tree_says_what_it_hit(daemon, clients):
+    """An arrow shot at the tree beside the west gate stops there and says
+    so ("The arrow hits the tree."), as one past its reach falls short."""
+    t = character_screen(daemon, clients, "robin")
+    t.send("aa")
+    t.wait_for("Welcome, robin the human fighter!")
+    t.send("f")
+    t.wait_for("[dirs move")
+    t.send("k\r")
+    t.wait_for("You shoot an arrow.")
+    t.wait_for("The arrow hits the tree.")
+
+
+def test_the_home_town_is_known_from_the_first_turn(daemon, clients):
+    """A newcomer knows the town's layout from the start: the stairs down
+    at its far end are drawn, travel there (_>.) works on the first turn
+    (it used to say "You have not found the staircase down here."), and >
+    there goes down."""
+    t = character_screen(daemon, clients, "homer")
+    t.send("aa")
+    t.wait_for("Welcome, homer the human fighter!")
+    for _ in range(4):  # a walk stops when a shop's wares come into sight
+        t.send("_>")
+        assert "You have not found the staircase" not in t.text(), t.text()
+        t.send(".")
+    t.send(">")
+    t.wait_for("You descend the stairs.")
+
+
 def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):
     """A game starts on the town's west gate: < there leads out onto the
     overland of the seed's continent (the land's name on the status line,

@@ -469,6 +469,81 @@ START_TEST(the_trade_screen_is_saved)
 }
 END_TEST
 
+/* The top row of g's 80x24 view. */
+static void top_row(game_t *g, char *out)
+{
+    screen_t *s = screen_new(80, 24);
+    game_view_t v = {0};
+    render_full(g, s, &v);
+    for (int x = 0; x < 80; x++) {
+        uint32_t ch = screen_at(s, x, 0)->ch;
+        out[x] = ch < 0x80 ? (char)ch : '?';
+    }
+    out[80] = 0;
+    screen_free(s);
+}
+
+/* The closed door farthest from the player, out of sight. */
+static int far_door(game_t *g, const level_t *lv)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int best = -1, bd = 0;
+    for (int i = 0; i < lv->w * lv->h; i++) {
+        int x = i % lv->w, y = i / lv->w, d = abs(x - p->x) + abs(y - p->y);
+        if (lv->terrain[i] == MAP_DOOR_CLOSED && !level_visible(lv, x, y) && d > bd)
+            best = i, bd = d;
+    }
+    ck_assert_int_ge(best, 0);
+    return best;
+}
+
+/* The town is home: from the first turn its layout is known (SEEN_MAP),
+ * a door out of sight too, so travel takes the player there at once; its
+ * wares are not (look on an unseen shop's floor names none) until seen.
+ * A save keeps what is known. */
+START_TEST(the_home_town_is_known_from_the_start)
+{
+    game_t *g = in_town(C, 3);
+    level_t *lv = level_current(g);
+    for (int i = 0; i < lv->w * lv->h; i++)
+        ck_assert_msg(lv->seen[i] & SEEN_MAP, "cell %d,%d unknown", i % lv->w, i / lv->w);
+    handle_t k = keeper_of(g, "the general store"), ware = first_ware(g, k);
+    const obj_t *w = reg_get(&g->reg, ware);
+    int wx = w->x, wy = w->y;
+    ck_assert(!(lv->seen[wy * lv->w + wx] & SEEN_EYES));
+    char row[81];
+    keys(g, ";");
+    g->cur_x = (int16_t)wx, g->cur_y = (int16_t)wy;
+    top_row(g, row);
+    ck_assert_msg(!strncmp(row, "A floor in the general store.", 29), "%s", row);
+    key(g, KEY_ESC);
+    int door = far_door(g, lv), dx = door % lv->w, dy = door / lv->w;
+    keys(g, "_");
+    g->cur_x = (int16_t)dx, g->cur_y = (int16_t)dy;
+    keys_paged(g, ".");
+    const obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_msg(abs(p->x - dx) <= 1 && abs(p->y - dy) <= 1, "at %d,%d for %d,%d: %s", p->x, p->y,
+                  dx, dy, last_msg(g));
+    beside(g, k);
+    ck_assert(lv->seen[wy * lv->w + wx] & SEEN_EYES);
+    keys(g, ";");
+    g->cur_x = (int16_t)wx, g->cur_y = (int16_t)wy;
+    top_row(g, row);
+    ck_assert_msg(strstr(row, ", on a floor"), "%s", row);
+    key(g, KEY_ESC);
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128];
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_int_eq(memcmp(h->levels[0]->seen, lv->seen, (size_t)lv->w * (size_t)lv->h), 0);
+    buf_free(&b);
+    game_free(h);
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_town(void)
 {
     Suite *s = suite_create("game_town");
@@ -488,6 +563,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, a_keeper_hurt_by_the_player_fights);
     tcase_add_test(t, shops_appear_in_the_dungeon);
     tcase_add_test(t, the_trade_screen_is_saved);
+    tcase_add_test(t, the_home_town_is_known_from_the_start);
     suite_add_tcase(s, t);
     return s;
 }
