@@ -652,7 +652,7 @@ static const cell_t *remembered(game_t *g, const screen_t *f, uint8_t t)
 {
     level_t *lv = level_current(g);
     for (size_t i = 0; i < (size_t)lv->w * (size_t)lv->h; i++)
-        if (lv->seen[i] && !lv->vis[i] && lv->terrain[i] == t && drawn(g, f, i))
+        if ((lv->seen[i] & SEEN_EYES) && !lv->vis[i] && lv->terrain[i] == t && drawn(g, f, i))
             return drawn(g, f, i);
     return NULL;
 }
