@@ -76,7 +76,7 @@ static const cmd_t COMMANDS[] = {
     {0, ".", "wait a turn and search around you (also s, 5)", NULL},
     {'>', ">", "go down a staircase; on the overland, into a town or dungeon", cmd_descend},
     {'<', "<", "go up a staircase; out of a town by its gate", cmd_climb},
-    {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
+    {'o', "o", "explore: to unvisited items, then unexplored", travel_explore},
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
     {';', ";", "look at something (also x), Tab: next creature", travel_look},
     {'c', "c", "close a door", trap_cmd_close},

@@ -604,12 +604,22 @@ static int own_missiles(game_t *g, const handle_t *here, int n)
     return took ? SCHED_MOVE : 0;
 }
 
+void item_mark_visited(game_t *g, int depth, int x, int y)
+{
+    for (handle_t h = next_at(g, depth, x, y, HANDLE_NONE); h; h = next_at(g, depth, x, y, h)) {
+        obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target && o->depth == depth && o->x == x && o->y == y)
+            o->flags |= IF_VISITED;
+    }
+}
+
 int item_arrive(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p)
         return 0;
     int depth = p->depth, x = p->x, y = p->y;
+    item_mark_visited(g, depth, x, y);
     handle_t here[ITEM_LIST_MAX + 1];
     int n = floor_items(g, depth, x, y, here, ITEM_LIST_MAX + 1);
     if (n == 0)
@@ -637,7 +647,7 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
         reg_refile(&g->reg, it);
         handle_t in = inv_add(g, it, holder);
         if (in) /* in a pack again; one left lying keeps its mark */
-            item_get(g, in)->flags &= (uint8_t)~IF_THROWN;
+            item_get(g, in)->flags &= (uint8_t) ~(IF_THROWN | IF_VISITED);
         return in;
     }
     obj_t copy = *o, *p;
@@ -652,7 +662,7 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
         reg_del(&g->reg, h);
         return HANDLE_NONE;
     }
-    item_get(g, in)->flags &= (uint8_t)~IF_THROWN;
+    item_get(g, in)->flags &= (uint8_t) ~(IF_THROWN | IF_VISITED);
     item_get(g, it)->magnitude -= n;
     return in;
 }
@@ -750,6 +760,8 @@ int item_drop(game_t *g, handle_t who, handle_t it, int count)
     handle_t h = loose_at_feet(g, it, count, who);
     if (!h)
         return -1;
+    if (who == g->player) /* put down: declined, as one stepped over is */
+        reg_get(&g->reg, h)->flags |= IF_VISITED;
     item_say(g, "<Actor> drop<s:Actor> <obj>.", who, h);
     return 0;
 }

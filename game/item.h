@@ -25,8 +25,11 @@
 
 /* Item flags (obj_t.flags; creatures read their own bits). IF_KNOWN: the
  * enchantment and charges are known; IF_CURSE_SEEN: the curse is known;
- * IF_UNPAID: a shop's stock, not yet paid for (shop.h). */
+ * IF_UNPAID: a shop's stock, not yet paid for (shop.h); IF_VISITED: on
+ * the floor where the player has stood (or dropped it): explore (travel.h)
+ * goes to it no more; cleared in a pack. */
 enum {
+    IF_VISITED = 1 << 0,
     IF_EQUIPPED = 1 << 2,
     IF_CURSED = 1 << 3,
     IF_KNOWN = 1 << 4,
@@ -110,13 +113,16 @@ handle_t item_floor_at(const game_t *g, int depth, int x, int y); /* the top one
  * apple", past ITEM_LIST_MAX "7 things". Returns how many lie there. */
 #define ITEM_LIST_MAX 4
 int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t n);
-/* The player has stepped onto a cell: gold there is picked up unless the
+/* The player has stepped onto a cell (its items become IF_VISITED): gold
+ * there is picked up unless the
  * game's option says by hand (game_options_t), so are the player's own
  * thrown or fired missiles (a pickup's SCHED_MOVE, returned: the ticks
  * spent; their words do not stop a travel, g->said_aside; within one
  * input a stack's later pickup line replaces its earlier one), and what else
  * lies there is said ("You see here a long sword."). */
 int item_arrive(game_t *g);
+/* Every loose item on the cell becomes IF_VISITED (the player stood there). */
+void item_mark_visited(game_t *g, int depth, int x, int y);
 int item_carried_weight(const game_t *g, handle_t holder);
 
 /* Actions: 0 on success (the message said what happened), -1 refused (the

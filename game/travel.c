@@ -56,21 +56,61 @@ static bool frontier(game_t *g, const level_t *lv, int x, int y)
     return false;
 }
 
-/* Steps from the goal(s) over known open cells into dist (w*h int16, -1
- * unreached); explore: every frontier cell is a goal. Returns goals seeded. */
-static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, bool explore)
+/* An item explore walks to, as DCSS's does: lying on a cell seen, not
+ * where the player has stood (IF_VISITED: stepped on or put down, so
+ * declined), not a shop's stock, reached by a walk (no known trap). */
+static bool item_goal(game_t *g, const level_t *lv, const obj_t *o)
+{
+    return o->type == OBJ_ITEM && !o->target && o->depth == lv->depth && level_in(lv, o->x, o->y) &&
+           !(o->flags & (IF_VISITED | IF_UNPAID)) && (lv->seen[o->y * lv->w + o->x] & SEEN_EYES) &&
+           on_route(g, lv, o->x, o->y);
+}
+
+/* Each goal kind seeds dist (0) and the queue q from tail on: the new tail. */
+static int seed_items(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, int tail)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        int i = o->y * lv->w + o->x;
+        if (item_goal(g, lv, o) && dist[i] < 0)
+            dist[i] = 0, q[tail++] = i;
+    }
+    return tail;
+}
+
+static int seed_frontier(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, int tail)
+{
+    for (int i = 0; i < lv->w * lv->h; i++)
+        if (frontier(g, lv, i % lv->w, i / lv->w))
+            dist[i] = 0, q[tail++] = i;
+    return tail;
+}
+
+static int seed_spot(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, int tail)
+{
+    if (!known_passable(g, lv, g->goal_x, g->goal_y))
+        return tail;
+    int i = g->goal_y * lv->w + g->goal_x;
+    dist[i] = 0, q[tail++] = i;
+    return tail;
+}
+
+typedef int (*seed_fn)(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, int tail);
+
+/* What a walk heads for, in order: explore takes items not yet visited
+ * before the unexplored, the next kind only when no goal of the one
+ * before can be reached; travel its chosen spot. */
+static const seed_fn EXPLORE_GOALS[] = {seed_items, seed_frontier, NULL};
+static const seed_fn TRAVEL_GOALS[] = {seed_spot, NULL};
+
+/* Steps from the goals seed gives over known open cells into dist (w*h
+ * int16, -1 unreached). Returns how many goals it seeded. */
+static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_fn seed)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     for (int i = 0; i < n; i++)
         dist[i] = -1;
-    if (explore) {
-        for (int i = 0; i < n; i++)
-            if (frontier(g, lv, i % lv->w, i / lv->w))
-                dist[i] = 0, q[tail++] = i;
-    } else if (known_passable(g, lv, g->goal_x, g->goal_y)) {
-        int i = g->goal_y * lv->w + g->goal_x;
-        dist[i] = 0, q[tail++] = i;
-    }
+    tail = seed(g, lv, dist, q, 0);
     int goals = tail;
     while (head < tail) {
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
@@ -81,6 +121,21 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
             dist[nc] = (int16_t)(dist[c] + 1);
             q[tail++] = nc;
         }
+    }
+    return goals;
+}
+
+/* The first kind of goal the player can reach sets dist (two searches at
+ * most a step: bounded by the level's cells). Returns goals seeded. */
+static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, bool explore)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int goals = 0;
+    for (const seed_fn *s = explore ? EXPLORE_GOALS : TRAVEL_GOALS; *s; s++) {
+        int n = spread(g, lv, dist, q, *s);
+        goals += n;
+        if (n && p && dist[p->y * lv->w + p->x] >= 0)
+            break;
     }
     return goals;
 }
@@ -289,6 +344,9 @@ void travel_keep_going(game_t *g)
 
 int travel_explore(game_t *g)
 {
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (p) /* what lies here is declined: explore walks on from it */
+        item_mark_visited(g, p->depth, p->x, p->y);
     run_begin(g, RUN_EXPLORE);
     int cost = travel_step(g, true);
     if (cost <= 0)

@@ -1,5 +1,9 @@
 /* travel — many steps with one key: travel `_` to a spot chosen with a
- * cursor and explore `o` to the nearest unexplored place. Both walk the
+ * cursor and explore `o` to the nearest item seen and not yet visited
+ * (stood on or put down: IF_VISITED; not a shop's stock), else to the
+ * nearest unexplored place, stopping on an item to say what lies there
+ * (item_arrive: gold and the player's own missiles are taken up as any
+ * step takes them, nothing else). Both walk the
  * known map by a breadth-first search from their goal and stop when a
  * monster hunting you is in view or one comes into view (one that has not
  * noticed you and was in view as the walk began does not stop it), when

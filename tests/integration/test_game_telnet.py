@@ -35,7 +35,7 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     t.wait_for("Help: which topic?")
     t.send("a")  # the topic list names it too: wait for the page's own lines
     text = t.wait_for("look at something")
-    for what in ("explore: walk to the nearest unexplored place", "travel: choose a spot",
+    for what in ("explore: to unvisited items, then unexplored", "travel: choose a spot",
                  "look at something"):
         assert what in text, text
     t.send("?")
@@ -324,6 +324,21 @@ def test_the_home_town_is_known_from_the_first_turn(daemon, clients):
         t.send(".")
     t.send(">")
     t.wait_for("You descend the stairs.")
+
+
+def test_explore_goes_first_to_an_arrow_in_sight(daemon, clients):
+    """An arrow shot four cells down the road lies in sight: explore (o)
+    walks to it before the unexplored and takes it up, as any step onto
+    one's own missile does (it used to head for the unexplored)."""
+    t = character_screen(daemon, clients, "scout")
+    t.send("aa")
+    t.wait_for("Welcome, scout the human fighter!")
+    t.send("f")
+    t.wait_for("[dirs move")
+    t.send("llll\r")
+    t.wait_for("You shoot an arrow.")
+    t.send("o")
+    t.wait_for(" arrows (in quiver).")
 
 
 def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):

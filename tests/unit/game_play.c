@@ -625,6 +625,45 @@ START_TEST(explore_stops_for_new_items)
 }
 END_TEST
 
+/* Explore goes to an item it has seen before the unexplored, as DCSS's
+ * does, and stops on it saying what lies there; once stood on (declined)
+ * or put down, an item draws it no more: the next key explores on, and
+ * the rest of the level never leads back. */
+START_TEST(explore_goes_to_items_it_has_seen)
+{
+    game_t *g = alone(C, 8, 0, 0);
+    level_t *lv = level_current(g);
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target)
+            reg_del(&g->reg, h); /* the sword alone */
+    }
+    int sx = lv->down_x, sy = lv->down_y;
+    item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, sx, sy, NULL);
+    int presses = 0;
+    for (; presses < 300 && !(lv->seen[sy * lv->w + sx] & SEEN_EYES); presses++)
+        key(g, 'o');
+    ck_assert_str_eq(last_msg(g), "You see a long sword.");
+    key(g, 'o');
+    const obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_msg(p->x == sx && p->y == sy, "at %d,%d: %s", p->x, p->y, last_msg(g));
+    ck_assert_str_eq(last_msg(g), "You see here a long sword.");
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_eq(item_drop(g, g->player, inv[0], 0), 0); /* put down here too */
+    uint32_t from = g->nmsg;
+    for (presses = 0; presses < 300; presses++) {
+        key(g, 'o');
+        if (strstr(last_msg(g), "nothing left"))
+            break;
+    }
+    ck_assert_msg(strstr(last_msg(g), "nothing left"), "%s", last_msg(g));
+    ck_assert(!said_since(g, from, "You see here"));
+    game_free(g);
+}
+END_TEST
+
 /* The text of row y of s. */
 static void row_of(const screen_t *s, int y, char *out)
 {
@@ -854,6 +893,7 @@ static int nearest_safe_town(const game_t *g)
     return best;
 }
 
+/* The nearest foe in view and in reach, by steps (one beside first). */
 static handle_t visible_monster(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -865,8 +905,8 @@ static handle_t visible_monster(game_t *g)
             continue; /* a keeper is no foe */
         ai_dmap_update(g);
         if (ai_dmap_at(g, o->x, o->y) < 0)
-            continue; /* out of reach */
-        int d = abs(o->x - p->x) + abs(o->y - p->y);
+            continue;                                                            /* out of reach */
+        int dx = abs(o->x - p->x), dy = abs(o->y - p->y), d = dx > dy ? dx : dy; /* in steps */
         if (d < bd)
             bd = d, best = h;
     }
@@ -1019,6 +1059,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, explore_stops_for_new_items);
+    tcase_add_test(t, explore_goes_to_items_it_has_seen);
     tcase_add_test(t, help_topics_list_every_command);
     tcase_add_test(t, help_keys_open_topics_and_return);
     tcase_add_test(t, wall_lines_join_seen_neighbours);
