@@ -9,6 +9,7 @@
 #include "item.h"
 #include "itemui.h"
 #include "level.h"
+#include "mapgen.h"
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
@@ -126,9 +127,28 @@ static void render_msgs(game_t *g, screen_t *s, render_cache_t *cache)
     blank_rest(s, x, 0, s->w);
 }
 
-/* GLYPH_* bits of the seen neighbours of (x, y) that a wall line joins:
- * walls and doors. Only what the player has seen, so the lines tell
- * nothing about unexplored cells. */
+/* The terrains a cell whose layout is known unseen (SEEN_MAP: the home
+ * town's) shows: where travel goes, its doors, stairs and gates. Walls
+ * and open ground stay blank until seen (travel knows them all): every
+ * overlay over a map drawn whole would cost its closing the redraw. */
+static const uint8_t MAP_ONLY_SHOWS[] = {MAP_DOOR_CLOSED, MAP_DOOR_OPEN, MAP_DOOR_LOCKED,
+                                         MAP_DOOR_BROKEN, MAP_STAIRS_UP, MAP_STAIRS_DOWN,
+                                         MAP_GATE};
+
+/* Whether level cell i is drawn: seen, or known unseen and of those. */
+static bool drawn_tile(const level_t *lv, size_t i)
+{
+    if (lv->seen[i] & SEEN_EYES)
+        return true;
+    for (size_t k = 0; lv->seen[i] && k < sizeof MAP_ONLY_SHOWS; k++)
+        if (lv->terrain[i] == MAP_ONLY_SHOWS[k])
+            return true;
+    return false;
+}
+
+/* GLYPH_* bits of the drawn neighbours of (x, y) that a wall line joins:
+ * walls and doors. Only what the player has seen (or the doors a known
+ * layout shows), so the lines tell nothing about unexplored cells. */
 static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
 {
     static const int8_t dx[8] = {0, 1, 0, -1, 1, 1, -1, -1}, dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
@@ -139,7 +159,8 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
             continue;
         size_t i = (size_t)ny * (size_t)lv->w + (size_t)nx;
         uint8_t t = lv->terrain[i];
-        if (lv->seen[i] && t < g->c->n_terrain && (g->c->terrain[t].flags & (TF_LINE | TF_EDGE)))
+        if (drawn_tile(lv, i) && t < g->c->n_terrain &&
+            (g->c->terrain[t].flags & (TF_LINE | TF_EDGE)))
             mask |= 1u << d;
     }
     return mask;
@@ -231,16 +252,7 @@ static bool sky_at(const game_t *g, const level_t *lv, size_t i)
     return k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
 }
 
-/* A cell whose layout is known unseen (SEEN_MAP) shows, as NetHack's
- * magic map does, only its walls and doors and the stairs: open ground
- * stays blank until seen (travel still knows it). */
-static bool map_only_shows(const level_t *lv, const terrain_kind_t *k, int x, int y)
-{
-    return (k->flags & (TF_LINE | TF_EDGE)) || (x == lv->up_x && y == lv->up_y) ||
-           (x == lv->down_x && y == lv->down_y);
-}
-
-/* The terrain of the view's tile (sx, sy): blank unless seen. */
+/* The terrain of the view's tile (sx, sy): blank unless drawn_tile. */
 static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx, int sy)
 {
     int x = m->ox + sx, y = m->oy + sy;
@@ -248,7 +260,7 @@ static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t
     uint8_t t = lv->terrain[i];
     const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
     bool eyes = lv->seen[i] & SEEN_EYES;
-    if (!lv->seen[i] || (!eyes && !map_only_shows(lv, k, x, y))) {
+    if (!drawn_tile(lv, i)) {
         screen_put(s, sx * m->tw, m->top + sy, ' ', STYLE_DEFAULT);
         return;
     }

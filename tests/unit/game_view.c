@@ -687,6 +687,40 @@ START_TEST(town_ground_keeps_its_colours_out_of_view)
 }
 END_TEST
 
+/* The first cell of terrain t known and never seen (SEEN_MAP alone) on
+ * the frame; NULL when there is none on view. */
+static const cell_t *known_unseen(game_t *g, const screen_t *f, uint8_t t)
+{
+    level_t *lv = level_current(g);
+    for (size_t i = 0; i < (size_t)lv->w * (size_t)lv->h; i++)
+        if (lv->seen[i] == SEEN_MAP && lv->terrain[i] == t && drawn(g, f, i))
+            return drawn(g, f, i);
+    return NULL;
+}
+
+/* The home town known from the start: on the first frame a shop's door
+ * never seen is drawn, dim, where travel can go; a wall never seen, and
+ * grass, stay blank until seen. */
+START_TEST(the_town_draws_its_known_doors_unseen)
+{
+    game_t *g = game_new(C, 1, NULL);
+    key(g, 'x');
+    ck_assert_int_eq(g->depth, 0);
+    game_view_t v = {0};
+    const screen_t *f = render_frame(g, 80, 24, &v);
+    const cell_t *door = known_unseen(g, f, MAP_DOOR_CLOSED);
+    ck_assert_ptr_nonnull(door);
+    ck_assert_int_eq(door->ch, '+');
+    ck_assert_int_eq(door->fg, 8);
+    const cell_t *wall = known_unseen(g, f, MAP_WALL), *grass = known_unseen(g, f, MAP_GRASS);
+    ck_assert_ptr_nonnull(wall);
+    ck_assert_int_eq(wall->ch, ' ');
+    ck_assert_ptr_nonnull(grass);
+    ck_assert_int_eq(grass->ch, ' ');
+    game_free(g);
+}
+END_TEST
+
 /* What the frame f (map tiles tw cells wide) shows wrong, into why: the
  * player must be under the cursor, a quarter of the view from each edge
  * the map goes on past, and every creature the player sees drawn where
@@ -1105,6 +1139,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, anchor_rule_band_and_moves);
     tcase_add_test(t, view_moves_least_down_and_stays_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
+    tcase_add_test(t, the_town_draws_its_known_doors_unseen);
     tcase_add_test(t, view_shows_the_player_and_all_in_sight);
     tcase_add_test(t, objects_drawn_at_every_tile_of_the_view);
     suite_add_tcase(s, t);
