@@ -71,9 +71,9 @@ static int seed_items(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, i
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        int i = o->y * lv->w + o->x;
-        if (item_goal(g, lv, o) && dist[i] < 0)
-            dist[i] = 0, q[tail++] = i;
+        if (!item_goal(g, lv, o) || dist[o->y * lv->w + o->x] >= 0)
+            continue; /* not one, or a pile's second */
+        dist[o->y * lv->w + o->x] = 0, q[tail++] = o->y * lv->w + o->x;
     }
     return tail;
 }
