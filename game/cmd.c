@@ -73,6 +73,7 @@ void cmd_quit_draw(game_t *g, screen_t *s)
 /* Movement first: the help line and the help screen list them as rows too. */
 static const cmd_t COMMANDS[] = {
     {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
+    {0, "HJKLYUBN", "run: on that way until something is worth a look", NULL},
     {0, ".", "wait a turn and search around you (also s, 5)", NULL},
     {'>', ">", "go down a staircase; on the overland, into a town or dungeon", cmd_descend},
     {'<', "<", "go up a staircase; out of a town by its gate", cmd_climb},
@@ -80,8 +81,8 @@ static const cmd_t COMMANDS[] = {
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
     {';', ";", "look at something (also x), Tab: next creature", travel_look},
     {'c', "c", "close a door", trap_cmd_close},
-    {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
-    {'K', "K", "kick a door in", trap_cmd_kick},
+    {0x0C, "^L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
+    {0x04, "^D", "kick a door in", trap_cmd_kick},
     {'p', "p", "trade: buy, sell and services (or bump the keeper)", shop_cmd_trade},
     {'Z', "Z", "cast a spell (wizards, clerics); bolts and areas aim", spell_menu},
     {0x01, "^A", "class power: power attack, hide, turn undead, arcane spark", power_use},
@@ -146,6 +147,20 @@ bool cmd_direction(key_event_t k, int *dx, int *dy)
     return false;
 }
 
+/* A step that way, or a run (travel.h); one who staggers only steps,
+ * and maybe not that way. */
+static int cmd_move(game_t *g, int dx, int dy, bool run)
+{
+    conduct_t c;
+    status_conduct(g, g->player, &c);
+    if (c.stagger && rng_percent(&g->play, c.stagger)) {
+        const keymove_t *r = &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
+        msg_add(g, "You stumble.");
+        return creature_step(g, g->player, r->dx, r->dy);
+    }
+    return run && !c.stagger ? travel_run(g, dx, dy) : creature_step(g, g->player, dx, dy);
+}
+
 int cmd_key(game_t *g, key_event_t k)
 {
     if (g->items.screen != ITEMUI_NONE)
@@ -161,17 +176,11 @@ int cmd_key(game_t *g, key_event_t k)
             trap_search(g, trap_search_chance(g, true)); /* waiting searches */
             return SCHED_MOVE;
         }
-        int dx = KEYMOVES[i].dx, dy = KEYMOVES[i].dy;
-        conduct_t c;
-        status_conduct(g, g->player, &c);
-        if (c.stagger && rng_percent(&g->play, c.stagger)) {
-            const keymove_t *r =
-                &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
-            dx = r->dx, dy = r->dy;
-            msg_add(g, "You stumble.");
-        }
-        return creature_step(g, g->player, dx, dy);
+        return cmd_move(g, KEYMOVES[i].dx, KEYMOVES[i].dy, false);
     }
+    for (size_t i = 0; i < 8; i++) /* the first 8 are hjklyubn: shifted, they run */
+        if (KEYMOVES[i].code == k.code + ('a' - 'A'))
+            return cmd_move(g, KEYMOVES[i].dx, KEYMOVES[i].dy, true);
     if (k.code == 'x') /* listed once, on ;'s row ("also x") */
         k.code = ';';
     if (k.code == ',') /* the other roguelikes' pick-up key, on g's row */

@@ -28,14 +28,14 @@ typedef struct {
 } topic_t;
 
 static const topic_t TOPICS[] = {
-    {"Moving and looking", {"hjklyubn", ".", "o", "_", ";", "R"}, {{0}}, NULL},
+    {"Moving and looking", {"hjklyubn", "HJKLYUBN", ".", "o", "_", ";", "R"}, {{0}}, NULL},
     {"Fighting and shooting",
      {"t", "f", "v", "aiming"},
      {{0}},
      "Walk into a monster to attack it."},
     {"Items", {"g", "i", "e", "w", "T", "d", "q", "r", "z", "E"}, {{0}}, NULL},
     {"Spells and powers", {"Z", "^A"}, {{0}}, "Wizards and clerics cast from a pool of mana."},
-    {"Stairs, doors and the world", {">", "<", "c", "L", "K", "p", "M"}, {{0}}, NULL},
+    {"Stairs, doors and the world", {">", "<", "c", "^L", "^D", "p", "M"}, {{0}}, NULL},
     {"What you know", {"C", "\\", "^P", "?"}, {{0}}, NULL},
     {"Watchers, chat, options",
      {"@"},

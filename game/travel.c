@@ -1,6 +1,7 @@
 /* travel — many steps with one key, and the look cursor (see travel.h). */
 #include "travel.h"
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "ai.h"
@@ -20,8 +21,8 @@
 #include "trap.h"
 #include "world.h"
 
-enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE }; /* game_t.run, within one input */
-enum { TRAVEL_STEPS = 500 };                    /* steps one key walks at most */
+enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE, RUN_LINE }; /* game_t.run, within one input */
+enum { TRAVEL_STEPS = 500 };                              /* steps one key walks at most */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
@@ -272,6 +273,140 @@ static int travel_step(game_t *g, bool first)
     return cost;
 }
 
+/* ---- running one way ------------------------------------------------------------- */
+
+/* Where a run stops on arriving (NetHack's and Crawl's): what is worth a look. */
+static const uint8_t RUN_STOPS[] = {
+    MAP_DOOR_CLOSED, MAP_DOOR_OPEN, MAP_DOOR_LOCKED, MAP_DOOR_BROKEN, MAP_STAIRS_UP,
+    MAP_STAIRS_DOWN, MAP_GATE,      MAP_TOWN,        MAP_ENTRANCE,
+};
+
+static bool run_stop_terrain(uint8_t t)
+{
+    for (size_t i = 0; i < sizeof RUN_STOPS; i++)
+        if (RUN_STOPS[i] == t)
+            return true;
+    return false;
+}
+
+static int dir_index(int dx, int dy)
+{
+    for (int k = 0; k < 8; k++)
+        if (DIRS[k][0] == dx && DIRS[k][1] == dy)
+            return k;
+    return -1;
+}
+
+/* The open cells beside (x, y), straight on and straight back left out,
+ * a bit per DIRS: what a side passage opening or closing changes. */
+static uint8_t run_sides(game_t *g, const level_t *lv, int x, int y, int way)
+{
+    unsigned open = 0;
+    for (int k = 0; k < 8; k++)
+        if (k != way && k != (way + 4) % 8 && on_route(g, lv, x + DIRS[k][0], y + DIRS[k][1]))
+            open |= 1u << k;
+    return (uint8_t)open;
+}
+
+/* A door, stairs or way in beside (x, y) that was not beside (px, py),
+ * where the run's last step came from. */
+static bool stop_came_up(const level_t *lv, int x, int y, int px, int py)
+{
+    for (int k = 0; k < 8; k++) {
+        int nx = x + DIRS[k][0], ny = y + DIRS[k][1];
+        if (level_in(lv, nx, ny) && lv->seen[ny * lv->w + nx] &&
+            run_stop_terrain(level_terrain(lv, nx, ny)) && (abs(nx - px) > 1 || abs(ny - py) > 1))
+            return true;
+    }
+    return false;
+}
+
+/* A corridor's way on from (x, y): straight on, or the one turn to a
+ * side, or the one diagonal with neither square cell beside it open (a
+ * diagonal beside an open square cell is its corner, cut); -1 at a fork
+ * (two ways on) or a dead end. */
+static int corridor_way(game_t *g, const level_t *lv, int x, int y, int way)
+{
+    bool open[5]; /* by turn: -2 (square left), -1, 0 (straight on), 1, 2 */
+    for (int d = -2; d <= 2; d++) {
+        int k = (way + 8 + d) % 8;
+        open[d + 2] = on_route(g, lv, x + DIRS[k][0], y + DIRS[k][1]);
+    }
+    static const int8_t TURNS[5] = {0, -2, 2, -1, 1}; /* in the order a way on is taken */
+    int ways = 0, on = -1;
+    for (int i = 0; i < 5; i++) {
+        int d = TURNS[i];
+        bool corner = (d == -1 || d == 1) && (open[2] || open[d * 2 + 2]);
+        if (open[d + 2] && !corner && ways++ == 0)
+            on = (way + 8 + d) % 8;
+    }
+    return ways == 1 ? on : -1;
+}
+
+/* Where a run goes from where the player stands: its way (turned at a
+ * corridor's bend), or -1 where it stops: on a door, stairs or an item,
+ * at a fork or a wall, beside a door or stairs come up at its side, or
+ * where a side opens or closes in a narrow place (a room's mouth). Open
+ * ground changing at its sides (grass, a room) does not stop it. */
+static int run_way(game_t *g, const level_t *lv, const obj_t *p, int way)
+{
+    if (run_stop_terrain(level_terrain(lv, p->x, p->y)) || item_floor_at(g, g->depth, p->x, p->y) ||
+        stop_came_up(lv, p->x, p->y, p->x - DIRS[way][0], p->y - DIRS[way][1]))
+        return -1;
+    uint8_t was = g->run_sides, now = run_sides(g, lv, p->x, p->y, way);
+    if (level_terrain(lv, p->x, p->y) == MAP_CORRIDOR) {
+        int on = corridor_way(g, lv, p->x, p->y, way);
+        if (on >= 0)
+            g->run_sides = run_sides(g, lv, p->x, p->y, on);
+        return on;
+    }
+    g->run_sides = now;
+    if (!on_route(g, lv, p->x + DIRS[way][0], p->y + DIRS[way][1]))
+        return -1;
+    bool narrow = __builtin_popcount(was) <= 2 || __builtin_popcount(now) <= 2;
+    return now != was && narrow ? -1 : way;
+}
+
+/* The next step of a run: its ticks, or 0 to stop (where run_way says,
+ * without a word: a step into the wall would say nothing new either). */
+static int run_step(game_t *g)
+{
+    level_t *lv = level_current(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    if (!lv || !p || g->prompt != PROMPT_NONE)
+        return 0;
+    handle_t seen = monster_in_view(g, lets_walk);
+    if (seen) {
+        creature_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
+        return 0;
+    }
+    int way = dir_index(g->run_dx, g->run_dy);
+    if (way < 0 || (way = run_way(g, lv, p, way)) < 0)
+        return 0;
+    g->run_dx = DIRS[way][0], g->run_dy = DIRS[way][1];
+    if (level_creature_at(g, g->depth, p->x + g->run_dx, p->y + g->run_dy))
+        return 0; /* one unseen: you stop short of it */
+    return creature_step(g, g->player, g->run_dx, g->run_dy);
+}
+
+int travel_run(game_t *g, int dx, int dy)
+{
+    const level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int way = dir_index(dx, dy);
+    if (!lv || !p || way < 0)
+        return 0;
+    run_begin(g, RUN_LINE);
+    g->run_dx = (int8_t)dx, g->run_dy = (int8_t)dy;
+    int cost = creature_step(g, g->player, dx, dy); /* the first as a step: it may attack */
+    p = reg_get(&g->reg, g->player);
+    if (cost <= 0 || !p)
+        g->run = RUN_NONE;
+    else
+        g->run_sides = run_sides(g, lv, p->x, p->y, way);
+    return cost;
+}
+
 static bool floor_item_here(const level_t *lv, const obj_t *o)
 {
     return o && o->type == OBJ_ITEM && !o->target && o->depth == lv->depth &&
@@ -322,7 +457,7 @@ void travel_keep_going(game_t *g)
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
         uint32_t said = g->said - g->said_aside;
-        int cost = travel_step(g, false);
+        int cost = g->run == RUN_LINE ? run_step(g) : travel_step(g, false);
         if (cost <= 0)
             break;
         turn_advance(g, cost);

@@ -3,7 +3,8 @@
  * (stood on or put down: IF_VISITED; not a shop's stock), else to the
  * nearest unexplored place, stopping on an item to say what lies there
  * (item_arrive: gold and the player's own missiles are taken up as any
- * step takes them, nothing else). Both walk the
+ * step takes them, nothing else), and run (shifted hjklyubn) one way.
+ * Travel and explore walk the
  * known map by a breadth-first search from their goal and stop when a
  * monster hunting you is in view or one comes into view (one that has not
  * noticed you and was in view as the walk began does not stop it), when
@@ -17,6 +18,10 @@
 /* Commands (cmd.c's table): ticks spent by the first step (explore), or
  * 0 when a cursor prompt opened (travel, look). */
 int travel_explore(game_t *g);
+/* Shifted hjklyubn: a step that way, then on while nothing new happens,
+ * along a corridor's bends, to a door, stairs, an item, a side passage
+ * or a wall. Its ticks, as a step's. */
+int travel_run(game_t *g, int dx, int dy);
 int travel_choose(game_t *g);
 int travel_look(game_t *g);
 /* Prompt rows (prompt.c): the travel and look cursors. */

@@ -138,7 +138,9 @@ struct game {
     int16_t goal_x, goal_y; /* travel's goal */
     handle_t run_known[16]; /* unaware monsters in view when it began: they do not stop it */
     uint8_t run_nknown;
-    uint32_t own_line; /* 1 + the log index of the last own missiles' pickup line (item.c) */
+    int8_t run_dx, run_dy; /* a run's way (shifted hjklyubn): travel_run */
+    uint8_t run_sides;     /* its open sides where it last stood (travel.c) */
+    uint32_t own_line;     /* 1 + the log index of the last own missiles' pickup line (item.c) */
     /* transient, never saved nor hashed */
     uint8_t leave;       /* the last key asked to save and leave (game_status_t.leave) */
     uint32_t said;       /* every msg_add, a repeat folded or not: "was anything said?" */

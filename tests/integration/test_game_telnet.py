@@ -36,7 +36,7 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     t.send("a")  # the topic list names it too: wait for the page's own lines
     text = t.wait_for("look at something")
     for what in ("explore: to unvisited items, then unexplored", "travel: choose a spot",
-                 "look at something"):
+                 "look at something", "HJKLYUBN  run: on that way"):
         assert what in text, text
     t.send("?")
     t.send("h")

@@ -206,7 +206,7 @@ START_TEST(door_commands)
     lv->terrain[i] = MAP_DOOR_OPEN;
     keys_paged(g, "cl");
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_CLOSED);
-    keys_paged(g, "Ll");
+    keys_paged(g, "\x0cl"); /* ^L */
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_LOCKED);
     uint64_t now = g->sched.now;
     keys_paged(g, "l"); /* a locked door: no way through, no time lost */
@@ -217,7 +217,7 @@ START_TEST(door_commands)
     keys_paged(g, "cz"); /* not a direction: cancelled */
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     for (int k = 0; k < 60 && lv->terrain[i] == MAP_DOOR_LOCKED; k++)
-        keys_paged(g, "Kl");
+        keys_paged(g, "\x04l"); /* ^D */
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
     keys_paged(g, "cl"); /* broken for good */
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
@@ -232,7 +232,7 @@ START_TEST(door_commands)
     i = p->y * lv->w + p->x + 1;
     lv->terrain[i] = MAP_DOOR_LOCKED;
     for (int k = 0; k < 60 && lv->terrain[i] == MAP_DOOR_LOCKED; k++)
-        keys_paged(g, "Ll");
+        keys_paged(g, "\x0cl"); /* ^L */
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_CLOSED);
     game_free(g);
 }

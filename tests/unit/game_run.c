@@ -1,0 +1,173 @@
+/* game_run — running with shifted hjklyubn (travel.h: travel_run): one
+ * key, many steps, stopping where a player would want to look. */
+#include <check.h>
+#include <stdlib.h>
+#include "helpers.h"
+#include "item.h"
+#include "level.h"
+#include "prompt.h"
+#include "sched.h"
+#include "vision.h"
+
+/* The player moved to (x, y) of its level. */
+static void put_player(game_t *g, int x, int y)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->x = (int16_t)x, p->y = (int16_t)y;
+    reg_refile(&g->reg, g->player);
+    vision_update(g);
+}
+
+static const obj_t *player(const game_t *g)
+{
+    return reg_get(&g->reg, g->player);
+}
+
+/* A room of radius 4 with nothing on its floor, the player at its middle:
+ * its middle's x and y in *cx, *cy. */
+static game_t *bare_room(int *cx, int *cy)
+{
+    game_t *g = alone_in_room(C, 5, 0, 0, 4);
+    const obj_t *p = player(g);
+    *cx = p->x, *cy = p->y;
+    for (int y = *cy - 4; y <= *cy + 4; y++)
+        for (int x = *cx - 4; x <= *cx + 4; x++)
+            for (handle_t h; (h = item_floor_at(g, g->depth, x, y));)
+                item_detach(g, h);
+    return g;
+}
+
+START_TEST(a_run_crosses_a_room_to_its_wall)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    uint64_t t0 = g->sched.now;
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, cx + 4); /* the last floor before the wall */
+    ck_assert_int_eq(player(g)->y, cy);
+    ck_assert_uint_ge(g->sched.now - t0, 4 * SCHED_MOVE);
+    key(g, 'Y'); /* diagonally, to the corner */
+    ck_assert_int_eq(player(g)->x, cx);
+    ck_assert_int_eq(player(g)->y, cy - 4);
+    t0 = g->sched.now;
+    key(g, 'K'); /* into the wall: no step, no time */
+    ck_assert_int_eq(player(g)->y, cy - 4);
+    ck_assert_uint_eq(g->sched.now, t0);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(a_run_stops_on_an_item_and_beside_a_door)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    item_new(g, item_named(g->c, "dagger"), 1, HANDLE_NONE, g->depth, cx + 2, cy, NULL);
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, cx + 2); /* on the dagger */
+    level_t *lv = level_current(g);
+    lv->terrain[(cy - 5) * lv->w + cx] = MAP_DOOR_CLOSED; /* in the top wall */
+    lv->opaque_ok = 0;
+    put_player(g, cx - 4, cy - 4);
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, cx - 1); /* the door comes up at its side */
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, cx + 4); /* passed, it runs on */
+    game_free(g);
+}
+END_TEST
+
+/* Corridor cells laid from (x, y): n steps each way of dirs (dx, dy
+ * pairs, 0 0 ends), rock all round them first; all known. */
+static void corridor(game_t *g, int x, int y, const int *dirs)
+{
+    level_t *lv = level_current(g);
+    for (int yy = y - 8; yy <= y + 8; yy++)
+        for (int xx = x - 2; xx <= x + 14; xx++)
+            lv->terrain[yy * lv->w + xx] = MAP_ROCK;
+    lv->terrain[y * lv->w + x] = MAP_CORRIDOR;
+    lv->seen[y * lv->w + x] = 1;
+    for (const int *d = dirs; d[2]; d += 3)
+        for (int i = 0; i < d[2]; i++) {
+            x += d[0], y += d[1];
+            lv->terrain[y * lv->w + x] = MAP_CORRIDOR;
+            lv->seen[y * lv->w + x] = 1;
+        }
+    lv->opaque_ok = 0;
+}
+
+START_TEST(a_run_follows_a_corridor_round_its_bends)
+{
+    game_t *g = alone(C, 5, 0, 0);
+    clear_monsters(g);
+    level_t *lv = level_current(g);
+    int x = lv->w / 2 - 6, y = lv->h / 2;
+    corridor(g, x, y, (const int[]){1, 0, 5, 0, -1, 4, 1, -1, 2, 0, 0, 0});
+    put_player(g, x, y);
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, x + 7); /* east, north, then north-east to its end */
+    ck_assert_int_eq(player(g)->y, y - 6);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(a_run_stops_where_a_corridor_forks)
+{
+    game_t *g = alone(C, 5, 0, 0);
+    clear_monsters(g);
+    level_t *lv = level_current(g);
+    int x = lv->w / 2 - 6, y = lv->h / 2;
+    corridor(g, x, y, (const int[]){1, 0, 10, 0, 0, 0});
+    lv->terrain[(y - 1) * lv->w + x + 4] = MAP_CORRIDOR; /* a side passage */
+    lv->seen[(y - 1) * lv->w + x + 4] = 1;
+    put_player(g, x, y);
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, x + 4); /* at the fork, not past it */
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, x + 10);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(a_run_stops_for_a_monster_coming_into_view)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    put_player(g, cx - 4, cy);
+    handle_t j = spawn_at(g, "giant newt", 8, 0);
+    obj_t *o = reg_get(&g->reg, j);
+    o->flags |= OF_AWARE;
+    o->speed = 1; /* it stays put */
+    key(g, 'L');  /* in view from the start and hunting: one step, then it stops */
+    ck_assert_int_eq(player(g)->x, cx - 3);
+    ck_assert_str_eq(last_msg(g), "You see a giant newt.");
+    game_free(g);
+}
+END_TEST
+
+START_TEST(kick_and_lock_are_ctrl_keys_now)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    key(g, 0x04); /* ^D */
+    ck_assert_int_eq(g->prompt, PROMPT_DOOR);
+    key(g, KEY_ESC);
+    key(g, 0x0C); /* ^L */
+    ck_assert_int_eq(g->prompt, PROMPT_DOOR);
+    game_free(g);
+}
+END_TEST
+
+Suite *suite_game_run(void)
+{
+    Suite *s = suite_create("game_run");
+    TCase *t = tcase_create("run");
+    with_shipped_content(t);
+    tcase_add_test(t, a_run_crosses_a_room_to_its_wall);
+    tcase_add_test(t, a_run_stops_on_an_item_and_beside_a_door);
+    tcase_add_test(t, a_run_follows_a_corridor_round_its_bends);
+    tcase_add_test(t, a_run_stops_where_a_corridor_forks);
+    tcase_add_test(t, a_run_stops_for_a_monster_coming_into_view);
+    tcase_add_test(t, kick_and_lock_are_ctrl_keys_now);
+    suite_add_tcase(s, t);
+    return s;
+}
