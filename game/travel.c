@@ -308,13 +308,14 @@ static uint8_t run_sides(game_t *g, const level_t *lv, int x, int y, int way)
     return (uint8_t)open;
 }
 
-/* A door, stairs or way in beside (x, y) that was not beside (px, py),
- * where the run's last step came from. */
-static bool stop_came_up(const level_t *lv, int x, int y, int px, int py)
+/* A door, stairs or way in beside (x, y), not straight on (the run steps
+ * onto that one), that was not beside where its last step came from. */
+static bool stop_came_up(const level_t *lv, int x, int y, int way)
 {
+    int px = x - DIRS[way][0], py = y - DIRS[way][1];
     for (int k = 0; k < 8; k++) {
         int nx = x + DIRS[k][0], ny = y + DIRS[k][1];
-        if (level_in(lv, nx, ny) && lv->seen[ny * lv->w + nx] &&
+        if (k != way && level_in(lv, nx, ny) && lv->seen[ny * lv->w + nx] &&
             run_stop_terrain(level_terrain(lv, nx, ny)) && (abs(nx - px) > 1 || abs(ny - py) > 1))
             return true;
     }
@@ -351,7 +352,7 @@ static int corridor_way(game_t *g, const level_t *lv, int x, int y, int way)
 static int run_way(game_t *g, const level_t *lv, const obj_t *p, int way)
 {
     if (run_stop_terrain(level_terrain(lv, p->x, p->y)) || item_floor_at(g, g->depth, p->x, p->y) ||
-        stop_came_up(lv, p->x, p->y, p->x - DIRS[way][0], p->y - DIRS[way][1]))
+        stop_came_up(lv, p->x, p->y, way))
         return -1;
     uint8_t was = g->run_sides, now = run_sides(g, lv, p->x, p->y, way);
     if (level_terrain(lv, p->x, p->y) == MAP_CORRIDOR) {

@@ -76,6 +76,18 @@ START_TEST(a_run_stops_on_an_item_and_beside_a_door)
 }
 END_TEST
 
+START_TEST(a_run_stops_on_stairs_ahead_not_before_them)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    level_t *lv = level_current(g);
+    lv->terrain[cy * lv->w + cx + 3] = MAP_STAIRS_DOWN;
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, cx + 3);
+    game_free(g);
+}
+END_TEST
+
 /* Corridor cells laid from (x, y): n steps each way of dirs (dx, dy
  * pairs, 0 0 ends), rock all round them first; all known. */
 static void corridor(game_t *g, int x, int y, const int *dirs)
@@ -164,6 +176,7 @@ Suite *suite_game_run(void)
     with_shipped_content(t);
     tcase_add_test(t, a_run_crosses_a_room_to_its_wall);
     tcase_add_test(t, a_run_stops_on_an_item_and_beside_a_door);
+    tcase_add_test(t, a_run_stops_on_stairs_ahead_not_before_them);
     tcase_add_test(t, a_run_follows_a_corridor_round_its_bends);
     tcase_add_test(t, a_run_stops_where_a_corridor_forks);
     tcase_add_test(t, a_run_stops_for_a_monster_coming_into_view);
