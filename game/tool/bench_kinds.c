@@ -24,6 +24,9 @@ static const struct {
     {"travel", {"o", "_>.", "_<.", "o" ESC}},
     {"menus", {"i" ESC, "e" ESC, "C" ESC, "\\" ESC, "?c" ESC}},
     {"messages", {"\x10" ESC, ";." ESC, "x." ESC, ".", "s"}},
+    /* the steps of NetHack's travel walk (tests/bench/nethack_walk.py);
+     * last, so that the kinds before keep their keys */
+    {"runs", {"_<.", "_>.", "H", "J", "K", "L", "Y", "U", "B", "N"}},
 };
 
 static int steps_of(int kind)
