@@ -11,11 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #define DIR_OPEN     (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#define CHILDREN_MAX 4096 /* bytes of one thread's children list read */
+#define CHILDREN_MAX 4096             /* bytes of one thread's children list read */
+#define MAPS_LINE    (PATH_MAX + 256) /* a line of maps: its fields and a path */
+#define DELETED      " (deleted)"     /* what maps adds to a removed file's path */
 
 typedef struct {
     dev_t dev;
@@ -24,8 +27,9 @@ typedef struct {
 } held_file_t;
 
 typedef struct {
-    int tasks, fds, nfiles;
+    int tasks, fds, nfiles, maps;
     bool unseen;
+    dev_t dev;                       /* the file system whose removed files a mapping may hold */
     held_file_t *files;              /* DISKHELD_FILES_MAX */
     pid_t queue[DISKHELD_TASKS_MAX]; /* without a box: the processes still to look at */
     int nqueue;
@@ -130,6 +134,72 @@ static void task_fds(walk_t *w, int taskdir, const char *name)
     closedir(dir);
 }
 
+/* A mapping (maps' line) of a removed file, of the process PID below
+ * procfd: the file stat()ed through map_files (the game's user's, on
+ * w->dev: a library an upgrade replaced is root's, a shared memory
+ * mapping's file lies elsewhere). Where the kernel keeps map_files from
+ * us (no CAP_CHECKPOINT_RESTORE) a removed file on w->dev is unseen. */
+static void map_held(walk_t *w, int procfd, const char *pid, const char *line)
+{
+    unsigned long start, end, ino;
+    unsigned maj, min;
+    size_t len = strlen(line);
+    if (len < sizeof DELETED || strcmp(line + len - (sizeof DELETED - 1), DELETED))
+        return;
+    if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &maj, &min, &ino) != 5) {
+        w->unseen = true;
+        return;
+    }
+    if (ino == 0) /* anonymous memory, named */
+        return;
+    char path[NAME_MAX + 64];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/map_files/%lx-%lx", pid, start, end);
+    if (fstatat(procfd, path, &st, 0) == 0) {
+        if (S_ISREG(st.st_mode) && st.st_nlink == 0 && st.st_blocks > 0 && st.st_dev == w->dev &&
+            st.st_uid == geteuid())
+            held_add(w, &st);
+    } else if (errno != ENOENT && errno != ESRCH && makedev(maj, min) == w->dev) {
+        w->unseen = true; /* else unmapped meanwhile, or its process gone: not ours */
+    }
+}
+
+/* The process PID's mappings (its maps below procfd, one for all its
+ * threads): each removed file's (map_held), DISKHELD_MAPS_MAX in all. */
+static void process_maps(walk_t *w, int procfd, const char *pid)
+{
+    char path[NAME_MAX + 16], chunk[4096];
+    static char line[MAPS_LINE]; /* in the measuring child, one walk at a time */
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/maps", pid);
+    int fd = openat(procfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (!((errno == EACCES || errno == EPERM) && ended(procfd, pid)))
+            failed(w);
+        return;
+    }
+    ssize_t n = 0;
+    while (!w->unseen && (n = read(fd, chunk, sizeof chunk)) > 0)
+        for (ssize_t i = 0; i < n && !w->unseen; i++) {
+            if (chunk[i] != '\n') {
+                if (len == sizeof line - 1) /* longer than a path can make it */
+                    w->unseen = true;
+                else
+                    line[len++] = chunk[i];
+                continue;
+            }
+            line[len] = 0;
+            len = 0;
+            if (++w->maps > DISKHELD_MAPS_MAX)
+                w->unseen = true;
+            else
+                map_held(w, procfd, pid, line);
+        }
+    if (n < 0)
+        failed(w);
+    close(fd);
+}
+
 /* One thread's children (NAME/children below taskdir) queued. */
 static void task_children(walk_t *w, int taskdir, const char *name)
 {
@@ -159,7 +229,7 @@ static void task_children(walk_t *w, int taskdir, const char *name)
 }
 
 /* One process (PID below procfd, a /proc): each thread's descriptors,
- * and its children queued (kids). */
+ * its mappings, and its children queued (kids). */
 static void process(walk_t *w, int procfd, const char *pid, bool kids)
 {
     DIR *dir = listing(procfd, pid, "task");
@@ -180,6 +250,8 @@ static void process(walk_t *w, int procfd, const char *pid, bool kids)
             task_children(w, dirfd(dir), e->d_name);
     }
     closedir(dir);
+    if (!w->unseen)
+        process_maps(w, procfd, pid);
 }
 
 /* The first child of pid (the box's pid 1, of its holder), or 0. */
@@ -326,7 +398,8 @@ static int by_inode(const void *a, const void *b)
     return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, diskheld_t *out)
+int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, dev_t dev,
+                     diskheld_t *out)
 {
     *out = (diskheld_t){0};
     walk_t *w = calloc(1, sizeof *w);
@@ -338,6 +411,7 @@ int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, diskhe
         return 0;
     }
     w->files = files;
+    w->dev = dev;
     int r = boxed ? walk_box(w, pid) : walk_tree(w, pid, more, nmore);
     qsort(files, (size_t)w->nfiles, sizeof *files, by_inode);
     for (int i = 0; r == 0 && i < w->nfiles; i++)

@@ -19,10 +19,19 @@
  * thread may have a table of its own), each through /proc's link with
  * stat(2) alone: nothing is opened, read or written through them. Each
  * file counts once (by device and inode), st_blocks * 512 as the walk
- * counts.
+ * counts. A removed file may also be held by a memory mapping alone,
+ * its descriptor closed: each process's maps lists those (" (deleted)",
+ * with device and inode), each stat(2)ed through /proc's map_files link,
+ * which the kernel follows only for CAP_CHECKPOINT_RESTORE (the caller
+ * raises it): counted when it is the caller's effective user's (the
+ * game's: a library an upgrade replaced is root's) and on the file
+ * system dev (the games' directories': shared memory lies elsewhere).
+ * Where the link cannot be followed, a removed file mapped on dev (as
+ * maps gives its device) is unseen, whoever's it is.
  *
- * Bounded: DISKHELD_TASKS_MAX threads, DISKHELD_FDS_MAX descriptors and
- * DISKHELD_FILES_MAX nameless files a measurement; past any, or where a
+ * Bounded: DISKHELD_TASKS_MAX threads, DISKHELD_FDS_MAX descriptors,
+ * DISKHELD_MAPS_MAX mappings and DISKHELD_FILES_MAX nameless files a
+ * measurement; past any, or where a
  * process's descriptors cannot be read (a program that made itself
  * undumpable, outside a box), the game counts as over its caps (unseen),
  * as a directory that cannot be listed does. A process or descriptor
@@ -38,6 +47,7 @@
 #define DISKHELD_TASKS_MAX   1024  /* threads of the game's looked at, a measurement */
 #define DISKHELD_FDS_MAX     16384 /* descriptors looked at, a measurement */
 #define DISKHELD_FILES_MAX   4096  /* nameless files counted, a measurement */
+#define DISKHELD_MAPS_MAX    16384 /* mappings looked at, a measurement */
 #define DISKHELD_ORPHANS_MAX 256   /* the games' orphans looked at, a batch */
 
 typedef struct {
@@ -46,11 +56,13 @@ typedef struct {
 } diskheld_t;
 
 /* The files with no name the processes of the game started as pid hold
- * open, into out (boxed: pid holds the box, its child being the box's
- * pid 1; else the game is pid, the nmore processes of more, its orphans,
- * and their descendants). Always fills out; 0, or -1 when pid is gone
- * (out all 0). */
-int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, diskheld_t *out);
+ * open or mapped (those mapped: on the file system dev), into out
+ * (boxed: pid holds the box, its child being the box's pid 1; else the
+ * game is pid, the nmore processes of more, its orphans, and their
+ * descendants). Always fills out; 0, or -1 when pid is gone (out all
+ * 0). */
+int diskheld_measure(pid_t pid, bool boxed, const pid_t *more, int nmore, dev_t dev,
+                     diskheld_t *out);
 
 /* A child of the subreaper's that leads no session: left behind by the
  * game whose session it is in. */

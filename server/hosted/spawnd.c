@@ -909,11 +909,18 @@ static int next_timeout(const spawnd_t *d)
 }
 
 /* Keeps only what starting programs needs, of what it has: switching ids,
- * signalling other users' processes, owning and reaching players' files. */
+ * signalling other users' processes, owning and reaching players' files,
+ * following the links of the files a game maps (spawndisk.c). */
 static void keep_caps(void)
 {
-    static const cap_value_t KEEP[] = {CAP_SETUID, CAP_SETGID,       CAP_KILL,           CAP_CHOWN,
-                                       CAP_FOWNER, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH};
+    static const cap_value_t KEEP[] = {CAP_SETUID,
+                                       CAP_SETGID,
+                                       CAP_KILL,
+                                       CAP_CHOWN,
+                                       CAP_FOWNER,
+                                       CAP_DAC_OVERRIDE,
+                                       CAP_DAC_READ_SEARCH,
+                                       CAP_CHECKPOINT_RESTORE};
     cap_value_t have[sizeof KEEP / sizeof KEEP[0]];
     int n = 0;
     cap_t now = cap_get_proc(), c = cap_init();

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -348,6 +349,23 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
     dg->dead = hard;
 }
 
+/* In a batch's child, with the game's user's ids (whose change took every
+ * capability out of the effective set): CAP_CHECKPOINT_RESTORE alone
+ * raised again, when the spawner kept it, for the links of the files its
+ * processes map (diskheld.h); without it those count as unseen. Root's
+ * ids, taken back, bring the others. */
+static void raise_map_files(void)
+{
+    cap_value_t v = CAP_CHECKPOINT_RESTORE;
+    cap_flag_value_t have = CAP_CLEAR;
+    cap_t c = cap_get_proc();
+    if (c && cap_get_flag(c, v, CAP_PERMITTED, &have) == 0 && have == CAP_SET &&
+        cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET) == 0 && cap_set_proc(c) < 0)
+        log_warn("spawner: cannot raise CAP_CHECKPOINT_RESTORE to measure: %s", strerror(errno));
+    if (c)
+        cap_free(c);
+}
+
 /* In a batch's child: the ids the game's processes are looked at with,
  * the game's user's as the effective ones, when the spawner switches
  * (root): the owner of its box's user namespace may read what its
@@ -356,10 +374,10 @@ static int as_owner(const spawner_user_t *u)
 {
     if (!u->sw)
         return 0;
-    return setresgid((gid_t)-1, u->gid, (gid_t)-1) < 0 ||
-                   setresuid((uid_t)-1, u->uid, (uid_t)-1) < 0
-               ? -1
-               : 0;
+    if (setresgid((gid_t)-1, u->gid, (gid_t)-1) < 0 || setresuid((uid_t)-1, u->uid, (uid_t)-1) < 0)
+        return -1;
+    raise_map_files();
+    return 0;
 }
 
 static int as_spawner(const spawner_user_t *u)
@@ -391,8 +409,9 @@ static void add_held(spawndisk_t *dk, const spawndisk_game_t *dg, const orphans_
     for (int i = 0; i < o->n; i++)
         if (o->of[i].sid == dg->pid)
             more[nmore++] = o->of[i].pid;
-    if (as_owner(u) == 0)
-        diskheld_measure(dg->pid, !game_of(dk, dg->game)->network, more, nmore, &h);
+    struct stat games; /* the file system a mapped file counts on */
+    if (fstat(dk->fs->games_fd, &games) == 0 && as_owner(u) == 0)
+        diskheld_measure(dg->pid, !game_of(dk, dg->game)->network, more, nmore, games.st_dev, &h);
     if (as_spawner(u) < 0) /* this child cannot go on measuring others */
         _exit(1);
     use->bytes += h.bytes;

@@ -98,9 +98,11 @@ def test_nginx_site(tmp_path):
 
 
 # What the spawner keeps (set the games' ids, signal them, own and reach
-# players' directories) and the one capability warrend may keep.
+# players' directories, follow the links of the files a game maps) and
+# the one capability warrend may keep.
 UNIT_CAPS = {"CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_FOWNER",
-             "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_NET_BIND_SERVICE"}
+             "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_CHECKPOINT_RESTORE",
+             "CAP_NET_BIND_SERVICE"}
 
 
 def test_systemd_unit(bindir, tmp_path):

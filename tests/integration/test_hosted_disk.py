@@ -317,20 +317,24 @@ def test_a_running_games_directory_that_hangs_holds_up_no_other_start(bindir, tm
 
 
 def test_files_a_program_holds_open_with_no_name_count_against_its_cap(bindir, tmp_path, clients):
-    """Files removed while open, and files made with O_TMPFILE, are in no
-    directory a walk passes, yet take the disk: the spawner counts those
-    the game's processes hold (boxed, and network = host with an orphan
-    of the program's, its parent gone, holding them), so a game past its
-    cap that way is hung up and
-    its player told how much of it was held open; once it ended they are
-    gone, and the next start is not refused."""
+    """Files removed while open, files made with O_TMPFILE, and removed
+    files held by a shared mapping alone (their descriptors closed,
+    written through the mapping) are in no directory a walk passes, yet
+    take the disk: the spawner counts those the game's processes hold
+    (boxed, and network = host with an orphan of the program's, its parent
+    gone, or a child, holding them), so a game past its cap that way is
+    hung up and its player told how much of it was held open; once it
+    ended they are gone, and the next start is not refused."""
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path,
               f"[game removed]\ncommand = {toy} hold removed 12\ndisk = 8\nhangup-timeout = 60\n"
               f"[game tmpfile]\ncommand = {toy} hold tmpfile 12 orphan\ndisk = 8\n"
+              "network = host\nhangup-timeout = 60\n"
+              f"[game mapped]\ncommand = {toy} hold mapped 12\ndisk = 8\nhangup-timeout = 60\n"
+              f"[game hostmap]\ncommand = {toy} hold mapped 12 child\ndisk = 8\n"
               "network = host\nhangup-timeout = 60\n")
     try:
-        for key, game in (("1", "removed"), ("2", "tmpfile")):
+        for key, game in (("1", "removed"), ("2", "tmpfile"), ("3", "mapped"), ("4", "hostmap")):
             t = clients(d.port)
             name = unique_name(game[:2])
             t.register(name)

@@ -84,11 +84,13 @@
  *              tmpfs there (memory no limit counts); prints "spill DIR:
  *              ok|why", "nested namespaces: ok|why", "nested tmpfs:
  *              ok|why" (when it has them), "spill done", then waits for 'q'
- *   hold removed|tmpfile N [child|orphan|undumpable]
+ *   hold removed|tmpfile|mapped N [child|orphan|undumpable]
  *              holds N files of 1 MB open in its working directory (the
  *              player's) that no name there shows, as a program that would
  *              fill the disk past its caps: each made, written and removed
- *              ("removed"), or made with O_TMPFILE and written ("tmpfile");
+ *              ("removed"), made with O_TMPFILE and written ("tmpfile"),
+ *              or made, mapped shared, closed, removed and written
+ *              through the mapping alone ("mapped");
  *              with child a child it forks makes and holds them (and
  *              sleeps), not itself; with orphan a grandchild, its parent
  *              gone (left to a subreaper, in the same session); with
@@ -121,6 +123,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/shm.h>
@@ -898,12 +901,36 @@ static int fill(int argc, char **argv)
     return wait_q();
 }
 
-/* One held file of 1 MB: open, written, with no name; its descriptor. */
-static int hold_one(int i, bool tmpfile)
+enum { HOLD_REMOVED, HOLD_TMPFILE, HOLD_MAPPED };
+
+/* One file of 1 MB held by a shared mapping alone: made, mapped, its
+ * descriptor closed, removed, then written through the mapping (and
+ * synced: its blocks allocated). 0 or -1. */
+static int map_one(const char *name)
+{
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    char *m = ftruncate(fd, 1 << 20) < 0
+                  ? MAP_FAILED
+                  : mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED || unlink(name) < 0)
+        return -1;
+    memset(m, 'x', 1 << 20);
+    return msync(m, 1 << 20, MS_SYNC);
+}
+
+/* One held file of 1 MB: open, written, with no name; its descriptor
+ * (mapped: 0, none left). */
+static int hold_one(int i, int how)
 {
     static char block[64 * 1024];
     char name[32];
     snprintf(name, sizeof name, "hold-%05d", i);
+    if (how == HOLD_MAPPED)
+        return map_one(name);
+    bool tmpfile = how == HOLD_TMPFILE;
     int fd = tmpfile ? open(".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
                      : open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 || (!tmpfile && unlink(name) < 0))
@@ -916,10 +943,10 @@ static int hold_one(int i, bool tmpfile)
 }
 
 /* The files held, and what to say of them, in line. */
-static void hold_all(int n, bool tmpfile, char *line, size_t len)
+static void hold_all(int n, int how, char *line, size_t len)
 {
     int i = 0;
-    while (i < n && hold_one(i, tmpfile) >= 0)
+    while (i < n && hold_one(i, how) >= 0)
         i++;
     if (i < n)
         snprintf(line, len, "hold: %s after %d\r\n", strerror(errno), i);
@@ -929,7 +956,10 @@ static void hold_all(int n, bool tmpfile, char *line, size_t len)
 
 static int hold(int argc, char **argv)
 {
-    bool tmpfile = argc > 2 && !strcmp(argv[2], "tmpfile");
+    const char *kind = argc > 2 ? argv[2] : "";
+    int how = !strcmp(kind, "tmpfile")  ? HOLD_TMPFILE
+              : !strcmp(kind, "mapped") ? HOLD_MAPPED
+                                        : HOLD_REMOVED;
     bool orphan = argc > 4 && !strcmp(argv[4], "orphan");
     bool child = orphan || (argc > 4 && !strcmp(argv[4], "child"));
     if (argc > 4 && !strcmp(argv[4], "undumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -939,13 +969,13 @@ static int hold(int argc, char **argv)
     raw_mode();
     out("hold ready\r\n");
     if (!child)
-        hold_all(n, tmpfile, line, sizeof line);
+        hold_all(n, how, line, sizeof line);
     else if (pipe(told) < 0)
         snprintf(line, sizeof line, "hold: pipe: %s\r\n", strerror(errno));
     else if (fork() == 0) { /* the child (or its child) holds them, tells, sleeps */
         if (orphan && fork() != 0)
             _exit(0);
-        hold_all(n, tmpfile, line, sizeof line);
+        hold_all(n, how, line, sizeof line);
         if (write(told[1], line, strlen(line)) < 0)
             _exit(3);
         sleep_forever();
@@ -1026,6 +1056,6 @@ int main(int argc, char **argv)
             "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
             "NAME|peek|kill|snoop [DIR...]|"
             "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-            "hold removed|tmpfile N [child|orphan|undumpable]|slow N\n");
+            "hold removed|tmpfile|mapped N [child|orphan|undumpable]|slow N\n");
     return 2;
 }
