@@ -33,6 +33,7 @@ typedef struct {
     held_file_t *files;              /* DISKHELD_FILES_MAX */
     pid_t queue[DISKHELD_TASKS_MAX]; /* without a box: the processes still to look at */
     int nqueue;
+    char line[MAPS_LINE]; /* the line of a process's maps read so far */
 } walk_t;
 
 static bool number(const char *s)
@@ -150,7 +151,7 @@ static void map_held(walk_t *w, int procfd, const char *pid, const char *line)
         w->unseen = true;
         return;
     }
-    if (ino == 0) /* anonymous memory, named */
+    if (ino == 0) /* no file's */
         return;
     char path[NAME_MAX + 64];
     struct stat st;
@@ -168,8 +169,7 @@ static void map_held(walk_t *w, int procfd, const char *pid, const char *line)
  * threads): each removed file's (map_held), DISKHELD_MAPS_MAX in all. */
 static void process_maps(walk_t *w, int procfd, const char *pid)
 {
-    char path[NAME_MAX + 16], chunk[4096];
-    static char line[MAPS_LINE]; /* in the measuring child, one walk at a time */
+    char path[NAME_MAX + 16], chunk[4096], *line = w->line;
     size_t len = 0;
     snprintf(path, sizeof path, "%s/maps", pid);
     int fd = openat(procfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -182,7 +182,7 @@ static void process_maps(walk_t *w, int procfd, const char *pid)
     while (!w->unseen && (n = read(fd, chunk, sizeof chunk)) > 0)
         for (ssize_t i = 0; i < n && !w->unseen; i++) {
             if (chunk[i] != '\n') {
-                if (len == sizeof line - 1) /* longer than a path can make it */
+                if (len == sizeof w->line - 1) /* longer than a path can make it */
                     w->unseen = true;
                 else
                     line[len++] = chunk[i];

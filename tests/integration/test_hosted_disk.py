@@ -339,21 +339,22 @@ def test_files_a_program_holds_open_with_no_name_count_against_its_cap(bindir, t
             name = unique_name(game[:2])
             t.register(name)
             t.send(key)
-            t.wait_for("held 12")
+            t.wait_for("hold ready")  # "held 12" may be hung up before it is drawn
             pid = d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1)
             m = d.wait_log(rf"spawner: disk over game={game} dir={name} pid={pid} bytes=(\d+) "
                            r"entries=\d+ held=(\d+): hung up", timeout=10)
-            assert int(m.group(2)) >= 12 << 20 and int(m.group(1)) >= int(m.group(2)), m.group(0)
+            # measured once past its cap: all 12 MB held, or (a slow machine) some
+            assert int(m.group(2)) > 8 << 20 and int(m.group(1)) >= int(m.group(2)), m.group(0)
             d.wait_log(rf"program exited user={name} game={game} pid={pid} ", timeout=10)
             t.wait_for(HELP)
-            assert re.search(rf"{game} {re.escape(STOPPED)}\s+They take 12\.\d MB \(12\.0 MB "
-                             r"deleted but open\), over the 8 MB allowed\.",
-                             t.text()), t.text()
+            told = re.search(rf"{game} {re.escape(STOPPED)}\s+They take (\d+\.\d) MB \((\d+\.\d) "
+                             r"MB deleted but open\), over the 8 MB allowed\.", t.text())
+            assert told and 8 < float(told.group(2)) <= float(told.group(1)) <= 12, t.text()
             assert list(player_dir(d, game, name).iterdir()) == []  # nothing with a name
             t.send(" ")
             t.wait_for("Your choice")
             t.send(key)  # what it held went with it: not refused
-            t.wait_for("held 12")
+            t.wait_for("hold ready")
             assert len(re.findall(rf"hosted start user={name} game={game} ", d.log())) == 2
     finally:
         d.stop_clean()
