@@ -99,7 +99,7 @@ umask 022
   echo "playground-shared = nhdat symbols license"
   echo "playground-files = record logfile perm"
   echo "hangup-timeout = 10"
-  printf '%s\n' 'status = Dlvl:(?<depth>\d+).*T:(?<turn>\d+)'
+  printf '%s\n' 'status = Dlvl:(?<depth>\d+)(?:.*T:(?<turn>\d+))?'
   if [ -x "$crawl" ]; then
     install -m 0644 "$tree/deploy/games/crawlrc" "$dir/crawlrc"
     echo "[game crawl]"

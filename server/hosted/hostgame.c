@@ -51,7 +51,14 @@ typedef struct {
     statuspat_t *pat;
     uint64_t status_seq, turn;
     int depth;
+    /* whether a game began: not yet (a status pattern, no frame matched
+     * yet), yes, or unknown (no pattern, or BEGAN_CHECKS frames did not) */
+    uint8_t began;
+    uint16_t began_checks;
 } hostgame_t;
+
+enum { BEGAN_NOT_YET, BEGAN_YES, BEGAN_UNKNOWN };
+#define BEGAN_CHECKS 4000 /* frames looked at for a game's start, at most */
 
 /* ---- keys ------------------------------------------------------------------------ */
 
@@ -106,6 +113,29 @@ static void pty_resize(session_t *s, int w, int h)
         hostrec_resize(hg_of(s)->rec, w, h);
 }
 
+static void screen_text_of(const screen_t *scr, buf_t *out);
+
+/* Until the status pattern first matches a frame the program's own
+ * screens are up (NetHack's "Shall I pick", Crawl's species): a game that
+ * ends then was never begun, so it cannot have been saved. */
+static void began_check(hostgame_t *hg, const screen_t *scr)
+{
+    if (hg->began != BEGAN_NOT_YET)
+        return;
+    if (++hg->began_checks > BEGAN_CHECKS) {
+        hg->began = BEGAN_UNKNOWN;
+        return;
+    }
+    buf_t b;
+    buf_init(&b);
+    screen_text_of(scr, &b);
+    int depth = 0;
+    uint64_t turn = 0;
+    if (!b.failed && statuspat_match(hg->pat, b.data, b.len, &depth, &turn))
+        hg->began = BEGAN_YES;
+    buf_free(&b);
+}
+
 static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
 {
     hostgame_t *hg = hg_of(s);
@@ -121,11 +151,13 @@ static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
     vtgrid_size(g, &w, &h);
     if (scr->w == w && scr->h == h) {
         vtgrid_sync(g, scr, false); /* the rows that changed (vtgrid.h) */
+        began_check(hg, scr);
         return;
     }
     if (!hg->tmp && !(hg->tmp = screen_new(w, h)))
         return;
     vtgrid_sync(g, hg->tmp, false);
+    began_check(hg, hg->tmp);
     screen_blit(scr, hg->tmp);
 }
 
@@ -235,10 +267,13 @@ static void page_line(const session_t *s, char *out, size_t n)
 
 /* The program exited with no row in an xlogfile it could read: the game
  * did not end (NetHack writes a row for every death, win and quit), it
- * was saved. Without an xlogfile nothing says which. */
+ * was saved, unless it never began. Without an xlogfile nothing says
+ * which. */
 static void exited_line(const session_t *s, bool xlog_read, char *msg, size_t n)
 {
-    if (xlog_read)
+    if (hg_of(s)->began == BEGAN_NOT_YET)
+        snprintf(msg, n, "%s ended before a game began.", s->kind_name);
+    else if (xlog_read)
         snprintf(msg, n, "%s was saved: choose it again to go on.", s->kind_name);
     else
         snprintf(msg, n, "%s has ended.", s->kind_name);
@@ -597,6 +632,7 @@ static void play_now(conn_t *c, const gamecfg_t *g)
     hg->started = (int64_t)time(NULL);
     if (g->status[0] && !(hg->pat = statuspat_new(g->status, err, sizeof err)))
         log_warn("game=%s status pattern: %s", g->id, err); /* checked at start: memory */
+    hg->began = hg->pat ? BEGAN_NOT_YET : BEGAN_UNKNOWN;
     snprintf(hg->game_name, sizeof hg->game_name, "%s", c->game_name);
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);

@@ -1218,3 +1218,36 @@ def test_a_long_notice_in_the_menu_wraps_whole(bindir, tmp_path, clients):
         assert lines[at + 3].startswith("  Your choice:"), lines
     finally:
         d.stop_clean()
+
+
+def test_a_game_left_before_it_began_is_not_called_saved(bindir, tmp_path, clients):
+    """A program with an xlogfile that exits without a row there was saved,
+    the player is told (choose it again), but not one that exits while its
+    own first screens are up, before its status line (the section's status
+    pattern) ever showed: NetHack quit at "Shall I pick", Crawl at its
+    species. That one never began."""
+    toy = toy_copy(bindir, tmp_path)
+    xlog = tmp_path / "xlogfile"
+    xlog.write_text("")
+    for_games(xlog)
+    d = start_hosted(bindir, tmp_path,
+                     f"[game keys]\ncommand = {toy} keys\nxlogfile = {xlog}\n"
+                     f"status = got (?<turn>\\d+): 7a\n")
+    try:
+        t, _ = new_player(d, clients, "bg", "1")
+        t.wait_for("keys ready")
+        t.send("q")
+        text = t.wait_for("Press any key")
+        assert "keys ended before a game began." in text, text
+        assert "saved" not in text, text
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("1")
+        t.wait_for("keys ready")
+        t.send("z")  # "got 1: 7a": the status pattern matches, the game is on
+        t.wait_for("got 1: 7a")
+        t.send("q")
+        text = t.wait_for("Press any key")
+        assert "keys was saved: choose it again to go on." in text, text
+    finally:
+        d.stop_clean()

@@ -32,6 +32,28 @@ START_TEST(statuspat_reads_depth_and_turn)
 }
 END_TEST
 
+/* The sample's pattern (deploy/games/nethack.conf): the turn optional, as
+ * a player's rc may leave "time" out. */
+START_TEST(statuspat_sample_reads_depth_without_the_turn)
+{
+    char err[200];
+    statuspat_t *p = statuspat_new("Dlvl:(?<depth>\\d+)(?:.*T:(?<turn>\\d+))?", err, sizeof err);
+    ck_assert_ptr_nonnull(p);
+    int depth = -1;
+    uint64_t turn = 0;
+    ck_assert(statuspat_match(p, SCREEN, strlen(SCREEN), &depth, &turn));
+    ck_assert_int_eq(depth, 3);
+    ck_assert_uint_eq(turn, 1234);
+    static const char notime[] = "Dlvl:5 $:0 HP:16(16) Pw:2(2) AC:6 Xp:1/0\n";
+    ck_assert(statuspat_match(p, notime, strlen(notime), &depth, &turn));
+    ck_assert_int_eq(depth, 5);
+    ck_assert_uint_eq(turn, 1234); /* no turn shown: left as it was */
+    static const char chargen[] = "Shall I pick character's race, role, gender and alignment\n";
+    ck_assert(!statuspat_match(p, chargen, strlen(chargen), &depth, &turn));
+    statuspat_free(p);
+}
+END_TEST
+
 START_TEST(statuspat_takes_one_group_and_saturates)
 {
     char err[200];
@@ -85,6 +107,7 @@ Suite *suite_server_statuspat(void)
     Suite *s = suite_create("server.statuspat");
     TCase *t = tcase_create("statuspat");
     tcase_add_test(t, statuspat_reads_depth_and_turn);
+    tcase_add_test(t, statuspat_sample_reads_depth_without_the_turn);
     tcase_add_test(t, statuspat_takes_one_group_and_saturates);
     tcase_add_test(t, statuspat_says_what_is_wrong);
     tcase_add_test(t, statuspat_gives_up_on_runaway_backtracking);
