@@ -19,6 +19,7 @@
  * (by id: their rows sit on neighbouring leaves), a shorter stall. Then
  * reads= (100) games are read from both parts, as a restore would, with
  * the rows still in journal_new (move=15000: 10,000 of them).
+ * memstatus=0: SQLite keeps no memory statistics (SQLITE_CONFIG_MEMSTATUS).
  * Also printed: WAL frames a row (the wal hook's page counts).
  *   bin/tools/journal_writer /tmp/jw.db db/schema.sql rows=10 [page=2048 ...]
  * The measured loop is measure(): valgrind --tool=callgrind
@@ -35,7 +36,7 @@
 static const char *path;
 static int N = 10000, P = 20, M = 20, R = 10, PAGE = 4096, CACHE = 0, SORT = 0, MMAP = 0,
            NOPREV = 0, VALUES = 0, RATE = 10000, ARRIVAL = 0, MOVE = 10000, ORDER = 0, READS = 100,
-           INDEX = 0, SLICES = 1;
+           INDEX = 0, SLICES = 1, MEMSTATUS = 1;
 static atomic_int wal_pages, stop, want;
 static long long frames, last_pages;
 static int ckpt_mark = 8000;
@@ -286,11 +287,12 @@ static const struct {
     const char *name;
     int *v;
 } opts[] = {
-    {"n", &N},           {"pre", &P},         {"rows", &M},      {"r", &R},
-    {"page", &PAGE},     {"cache", &CACHE},   {"sort", &SORT},   {"mmap", &MMAP},
-    {"noprev", &NOPREV}, {"values", &VALUES}, {"rate", &RATE},   {"arrival", &ARRIVAL},
-    {"move", &MOVE},     {"order", &ORDER},   {"reads", &READS}, {"index", &INDEX},
-    {"slices", &SLICES},
+    {"n", &N},           {"pre", &P},         {"rows", &M},
+    {"r", &R},           {"page", &PAGE},     {"cache", &CACHE},
+    {"sort", &SORT},     {"mmap", &MMAP},     {"noprev", &NOPREV},
+    {"values", &VALUES}, {"rate", &RATE},     {"arrival", &ARRIVAL},
+    {"move", &MOVE},     {"order", &ORDER},   {"reads", &READS},
+    {"index", &INDEX},   {"slices", &SLICES}, {"memstatus", &MEMSTATUS},
 };
 
 int main(int argc, char **argv)
@@ -320,6 +322,8 @@ int main(int argc, char **argv)
     unlink(w);
     snprintf(w, sizeof w, "%s-shm", path);
     unlink(w);
+    if (!MEMSTATUS)
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     sqlite3 *h;
     sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                     NULL);
