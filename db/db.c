@@ -977,6 +977,11 @@ const char *db_error(const db_t *db)
     return db ? db->errmsg : "no database";
 }
 
+bool db_process_init(void)
+{
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+}
+
 void db_stats(const db_t *db, db_stats_t *out)
 {
     out->commits = atomic_load(&db->core->commits);

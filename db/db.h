@@ -198,6 +198,12 @@ typedef void (*db_resume_cb)(void *ud, int status, const db_resume_t *r);
  * PostgreSQL database instead, with the same operations and migrations; the
  * guards of db_open_guarded and db_set_max_size's cap are the file's and
  * do nothing there. */
+/* Once, before any thread: process-wide settings of the database library.
+ * SQLite then keeps no memory statistics (kept, every allocation of every
+ * connection takes one global mutex). false: too late, SQLite already in
+ * use (nothing changes). */
+bool db_process_init(void);
+
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
 /* ---- open with guards (warrend's start; db_file.c) -------------------------- */
 

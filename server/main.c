@@ -296,6 +296,7 @@ int main(int argc, char **argv)
         printf("warrend %s\n", WARREN_VERSION);
         return 0;
     }
+    db_process_init(); /* before any thread */
     /* before any thread and any other file: the spawner keeps root's rights */
     if (privsep_start(&srv.cfg, &srv.spawner, err, sizeof err) < 0) {
         fprintf(stderr, "warrend: %s\n", err);

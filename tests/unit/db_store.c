@@ -1045,6 +1045,45 @@ START_TEST(rows_after_a_gap_set_aside)
 }
 END_TEST
 
+/* SQLite's memory in use, as its statistics count it, in a process of its
+ * own that calls db_process_init first (init) or not. */
+static long long sqlite_memory_counted(bool init)
+{
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        long long used = (init && !db_process_init()) ? -1 : 0;
+        sqlite3 *h = NULL;
+        if (used == 0 && sqlite3_open(":memory:", &h) == SQLITE_OK &&
+            sqlite3_exec(h, "CREATE TABLE t(x); INSERT INTO t VALUES (randomblob(20000))", NULL,
+                         NULL, NULL) == SQLITE_OK) {
+            sqlite3_int64 cur = 0, hi = 0;
+            sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0);
+            used = cur;
+        }
+        sqlite3_close(h);
+        _exit(write(fd[1], &used, sizeof used) == sizeof used ? 0 : 1);
+    }
+    close(fd[1]);
+    long long used = -2;
+    ck_assert_int_eq(read(fd[0], &used, sizeof used), (ssize_t)sizeof used);
+    close(fd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return used;
+}
+
+/* The daemon's setting before its threads: SQLite keeps no memory
+ * statistics, whose global mutex every allocation of every connection
+ * (the writer's, the readers') would take. */
+START_TEST(process_init_turns_sqlite_memory_statistics_off)
+{
+    ck_assert_int_gt(sqlite_memory_counted(false), 20000);
+    ck_assert_int_eq(sqlite_memory_counted(true), 0);
+}
+END_TEST
+
 /* A broken game is listed for the admins; its player is told once. */
 START_TEST(broken_games_listed_and_told)
 {
@@ -1458,6 +1497,7 @@ Suite *suite_db_store(void)
     tcase_add_test(faults, max_size_fails_like_a_full_disk);
     tcase_add_test(faults, flush_sync_tells_only_its_own_batches);
     tcase_add_test(faults, rows_after_a_gap_set_aside);
+    tcase_add_test(faults, process_init_turns_sqlite_memory_statistics_off);
     tcase_add_test(faults, broken_games_listed_and_told);
     suite_add_tcase(s, faults);
     return s;
