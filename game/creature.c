@@ -325,7 +325,7 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         return (int)sched_cost(SCHED_MOVE, speed);
     }
     if (level_terrain(lv, x, y) == MAP_DOOR_LOCKED && h == g->player) {
-        msg_add(g, "This door is locked (K kicks, L picks the lock).");
+        msg_add(g, "This door is locked (^D kicks, ^L picks the lock).");
         return 0;
     }
     ev_info_t m = {.type = EV_MOVE,

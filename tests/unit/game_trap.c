@@ -214,7 +214,8 @@ START_TEST(door_commands)
     ck_assert_int_eq(p->x, x);
     ck_assert_uint_eq(g->sched.now, now);
     ck_assert(said_since(g, 0, "locked"));
-    keys_paged(g, "cz"); /* not a direction: cancelled */
+    ck_assert(said_since(g, 0, "^D kicks, ^L picks")); /* K and L run */
+    keys_paged(g, "cz");                               /* not a direction: cancelled */
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     for (int k = 0; k < 60 && lv->terrain[i] == MAP_DOOR_LOCKED; k++)
         keys_paged(g, "\x04l"); /* ^D */
