@@ -297,14 +297,29 @@ static int dir_index(int dx, int dy)
     return -1;
 }
 
+/* A pillar: a known wall cell with open ground on all four sides, as a
+ * pillared hall's are. A run takes it for open ground, or it would stop
+ * every second step beside a row of them. */
+static bool pillar(game_t *g, const level_t *lv, int x, int y)
+{
+    if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x] || level_terrain(lv, x, y) != MAP_WALL)
+        return false;
+    for (int k = 0; k < 8; k += 2)
+        if (!on_route(g, lv, x + DIRS[k][0], y + DIRS[k][1]))
+            return false;
+    return true;
+}
+
 /* The open cells beside (x, y), straight on and straight back left out,
  * a bit per DIRS: what a side passage opening or closing changes. */
 static uint8_t run_sides(game_t *g, const level_t *lv, int x, int y, int way)
 {
     unsigned open = 0;
-    for (int k = 0; k < 8; k++)
-        if (k != way && k != (way + 4) % 8 && on_route(g, lv, x + DIRS[k][0], y + DIRS[k][1]))
+    for (int k = 0; k < 8; k++) {
+        int nx = x + DIRS[k][0], ny = y + DIRS[k][1];
+        if (k != way && k != (way + 4) % 8 && (on_route(g, lv, nx, ny) || pillar(g, lv, nx, ny)))
             open |= 1u << k;
+    }
     return (uint8_t)open;
 }
 

@@ -156,6 +156,25 @@ START_TEST(a_run_stops_for_a_monster_coming_into_view)
 }
 END_TEST
 
+START_TEST(a_run_goes_along_a_pillared_hall)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    level_t *lv = level_current(g);
+    for (int y = cy - 3; y <= cy + 3; y += 2)
+        for (int x = cx - 3; x <= cx + 3; x += 2)
+            lv->terrain[y * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
+    put_player(g, cx + 4, cy - 4);
+    key(g, 'H'); /* along the wall, pillars at its side */
+    ck_assert_int_eq(player(g)->x, cx - 4);
+    put_player(g, cx + 4, cy - 2);
+    key(g, 'H'); /* down an aisle between rows of pillars */
+    ck_assert_int_eq(player(g)->x, cx - 4);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(kick_and_lock_are_ctrl_keys_now)
 {
     int cx, cy;
@@ -181,6 +200,7 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_run_stops_where_a_corridor_forks);
     tcase_add_test(t, a_run_stops_for_a_monster_coming_into_view);
     tcase_add_test(t, kick_and_lock_are_ctrl_keys_now);
+    tcase_add_test(t, a_run_goes_along_a_pillared_hall);
     suite_add_tcase(s, t);
     return s;
 }
