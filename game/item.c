@@ -10,6 +10,7 @@
 #include "mapgen.h"
 #include "msg.h"
 #include "status.h"
+#include "travel.h"
 #include "world.h"
 
 const item_kind_t *item_kind(const game_t *g, const obj_t *it)
@@ -613,12 +614,26 @@ void item_mark_visited(game_t *g, int depth, int x, int y)
     }
 }
 
+/* Whether a loose item on the cell has not been stood on yet. */
+static bool unvisited_at(game_t *g, int depth, int x, int y)
+{
+    for (handle_t h = next_at(g, depth, x, y, HANDLE_NONE); h; h = next_at(g, depth, x, y, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target && o->depth == depth && o->x == x && o->y == y &&
+            !(o->flags & IF_VISITED))
+            return true;
+    }
+    return false;
+}
+
 int item_arrive(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p)
         return 0;
     int depth = p->depth, x = p->x, y = p->y;
+    /* a travel or an explore passes what was seen here before unsaid */
+    bool say = !travel_walking(g) || unvisited_at(g, depth, x, y);
     item_mark_visited(g, depth, x, y);
     handle_t here[ITEM_LIST_MAX + 1];
     int n = floor_items(g, depth, x, y, here, ITEM_LIST_MAX + 1);
@@ -630,7 +645,7 @@ int item_arrive(game_t *g)
             item_pick_up(g, g->player, here[i]); /* deletes only that one */
     int cost = own_missiles(g, here, n);
     char what[MSG_LEN];
-    if (item_floor_list(g, depth, x, y, what, sizeof what) > 0)
+    if (say && item_floor_list(g, depth, x, y, what, sizeof what) > 0)
         msg_add(g, "You see here %s.", what);
     return cost;
 }

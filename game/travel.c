@@ -493,6 +493,11 @@ void travel_keep_going(game_t *g)
     g->run = RUN_NONE;
 }
 
+bool travel_walking(const game_t *g)
+{
+    return g->run == RUN_TRAVEL || g->run == RUN_EXPLORE;
+}
+
 int travel_explore(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);

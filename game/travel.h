@@ -24,6 +24,9 @@ int travel_explore(game_t *g);
 int travel_run(game_t *g, int dx, int dy);
 int travel_choose(game_t *g);
 int travel_look(game_t *g);
+/* Whether a travel or an exploration is walking (not a run one way):
+ * what it passes again, seen before, it passes unsaid. */
+bool travel_walking(const game_t *g);
 /* Prompt rows (prompt.c): the travel and look cursors. */
 int travel_key(game_t *g, key_event_t k);
 void travel_draw(game_t *g, screen_t *s);

@@ -175,6 +175,31 @@ START_TEST(a_run_goes_along_a_pillared_hall)
 }
 END_TEST
 
+START_TEST(travel_passes_what_was_seen_before)
+{
+    game_t *g = alone(C, 5, 0, 0);
+    clear_monsters(g);
+    level_t *lv = level_current(g);
+    int x = lv->w / 2 - 6, y = lv->h / 2;
+    corridor(g, x, y, (const int[]){1, 0, 8, 0, 0, 0});
+    for (handle_t h; (h = item_floor_at(g, g->depth, x + 4, y));)
+        item_detach(g, h);
+    put_player(g, x, y);
+    item_new(g, item_named(g->c, "dagger"), 1, HANDLE_NONE, g->depth, x + 4, y, NULL);
+    keys(g, "_llllllll.");
+    ck_assert_int_eq(player(g)->x, x + 4); /* new: it stops on it */
+    ck_assert_str_eq(last_msg(g), "You see here a dagger.");
+    keys(g, "_llll.");
+    ck_assert_int_eq(player(g)->x, x + 8);
+    keys(g, "_hhhhhhhh."); /* back over it: seen before, passed unsaid */
+    ck_assert_int_eq(player(g)->x, x);
+    keys(g, "L"); /* a run one way still stops on it */
+    ck_assert_int_eq(player(g)->x, x + 4);
+    ck_assert_str_eq(last_msg(g), "You see here a dagger.");
+    game_free(g);
+}
+END_TEST
+
 START_TEST(kick_and_lock_are_ctrl_keys_now)
 {
     int cx, cy;
@@ -201,6 +226,7 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_run_stops_for_a_monster_coming_into_view);
     tcase_add_test(t, kick_and_lock_are_ctrl_keys_now);
     tcase_add_test(t, a_run_goes_along_a_pillared_hall);
+    tcase_add_test(t, travel_passes_what_was_seen_before);
     suite_add_tcase(s, t);
     return s;
 }
