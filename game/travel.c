@@ -758,8 +758,11 @@ static void top_lines(screen_t *s, const char *text)
 
 void travel_draw(game_t *g, screen_t *s)
 {
-    (void)g;
-    top_line(s, "Travel where? Move the cursor (< > stairs), then . to go; other keys cancel.");
+    top_line(s, g->depth == ATLAS_OVERLAND
+                    ? "Travel where? Move the cursor (> towns and dungeons), then . to go; "
+                      "other keys cancel."
+                    : "Travel where? Move the cursor (< > stairs), then . to go; other keys "
+                      "cancel.");
 }
 
 void travel_look_draw(game_t *g, screen_t *s)

@@ -242,6 +242,8 @@ START_TEST(travel_jumps_to_the_ways_in)
     }
     ck_assert_int_gt(best, 0);
     key(g, '_');
+    ck_assert(screen_says(g, "(> towns and dungeons)")); /* the overland's own jump */
+    ck_assert(!screen_says(g, "stairs"));
     key(g, '>');
     ck_assert_int_eq(g->prompt, PROMPT_TRAVEL);
     int x1 = g->cur_x, y1 = g->cur_y;
