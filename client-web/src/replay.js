@@ -27,6 +27,22 @@ const term = new Terminal({
 });
 term.open($('term'));
 
+// The screen fits its box, as a player's does (term.js): a smaller font on
+// a narrow one (a phone), then a scale for what whole-pixel cells leave over.
+function fit() {
+  const box = $('term');
+  const scr = box.querySelector('.xterm-screen');
+  if (!scr || !term.element) return;
+  term.element.style.transform = '';
+  const ratio = () => Math.min(1, box.clientWidth / scr.offsetWidth, box.clientHeight / scr.offsetHeight);
+  term.options.fontSize = 15;
+  const r = ratio();
+  if (r > 0 && r < 1) term.options.fontSize = Math.max(4, Math.floor(15 * r));
+  const s = ratio();
+  if (s > 0 && s < 1) term.element.style.transform = `scale(${s})`;
+}
+window.addEventListener('resize', fit);
+
 const write = (s) => new Promise((resolve) => term.write(s, resolve));
 
 function makePlayer(data) {
@@ -113,6 +129,7 @@ async function load() {
   const data = await res.json();
   if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
   term.resize(data.w, data.h);
+  fit();
   const player = makePlayer(data);
   await player.seek(0);
   window.warren.player = player;

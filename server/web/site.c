@@ -40,7 +40,7 @@ static const char site_css[] =
     "nav.site{display:flex;flex-wrap:wrap;gap:.3em .9em;align-items:baseline}"
     "nav.site form{display:inline;margin:0}nav.site button{font:inherit;background:none;border:0;"
     "color:#8cf;cursor:pointer;padding:0;text-decoration:underline}"
-    "main{padding:.8em}table{border-collapse:collapse}th,td{text-align:left;"
+    "main{padding:.8em;overflow-x:auto}table{border-collapse:collapse}th,td{text-align:left;"
     "padding:.25em .6em;border-bottom:1px solid #333}th{color:#aaa;font-weight:normal}"
     "pre{background:#000;padding:.6em;overflow:auto}.verified{color:#6c6}"
     ".mismatch{color:#f66;font-weight:bold}.unchecked{color:#999}form *{font:inherit}"

@@ -476,3 +476,17 @@ def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_p
     px = png_pixels(ARTIFACTS / "replay-end-term.png")
     lit = sum(1 for row in px for (r_, g, b) in row if max(r_, g, b) > 120)
     assert lit > 500, "the replay screenshot is blank"
+
+
+def test_phone_pages_fit_the_screen(daemon):
+    """On a phone (390 px wide) the pages with wide tables scroll the table,
+    not the page, and a replay's 80x24 screen is drawn whole inside the
+    window (not at a desktop font, cut off on both sides)."""
+    gid, _, _ = play_game(daemon, "pia", keys="." * 20)
+    r, out = browser_script("narrow.mjs", f"http://127.0.0.1:{daemon.http}", gid, "pia", ARTIFACTS)
+    assert r.returncode == 0 and not out["errors"], out["errors"]
+    assert all(w <= 390 for w in out["widths"].values()), out["widths"]
+    box = out["replayBox"]
+    assert box["left"] >= 0 and box["right"] <= box["width"] + 0.5, box
+    assert box["top"] >= 0 and box["bottom"] <= box["height"] + 0.5, box
+    assert box["right"] - box["left"] > 300, box  # still fills the width, not a speck
