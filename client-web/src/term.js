@@ -96,7 +96,8 @@ export function openTerminal(el, path, opts = {}) {
 
   function connect() {
     setState(retry ? 'reconnecting…' : 'connecting…');
-    ws = new WebSocket(wsUrl(path));
+    // the size rides in the address too: a hosted program starts at it
+    ws = new WebSocket(wsUrl(`${path}?w=${term.cols}&h=${term.rows}`));
     ws.binaryType = 'arraybuffer';
     ws.onopen = () => {
       retry = 0;

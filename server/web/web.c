@@ -703,6 +703,16 @@ static unsigned pace(struct lws *wsi, const client_t *cl)
     return t ? web_door_pace(t, cl->ip, cl->key) : 0;
 }
 
+/* A size argument of the upgrade's address ("w=" or "h="): 1..1000, else 0. */
+static int url_size(struct lws *wsi, const char *name)
+{
+    char buf[32];
+    const char *v = lws_get_urlarg_by_name(wsi, name, buf, sizeof buf);
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && *v && !*end && n >= 1 && n <= 1000 ? (int)n : 0;
+}
+
 static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
 {
     web_conn_t *wc = calloc(1, sizeof *wc);
@@ -731,8 +741,13 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     client_t cl;
     get_cookie(wsi, cookie, sizeof cookie);
     get_client(w, wsi, &cl);
-    web_open_t info = {
-        .kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = cl.ip, .key = cl.key};
+    web_open_t info = {.kind = pss->kind,
+                       .name = pss->name,
+                       .cookie = cookie,
+                       .ip = cl.ip,
+                       .key = cl.key,
+                       .w = url_size(wsi, "w="),
+                       .h = url_size(wsi, "h=")};
     /* without an on_open hook nobody decides who may play: refuse */
     int ret = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : -1;
     if (ret < 0) {

@@ -113,6 +113,7 @@ typedef struct {
     const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
     const char *ip;     /* the client's address (logs, bans, the admin's views) */
     const char *key;    /* what its per-address limits charge (addrkey.h) */
+    int w, h; /* the size its address asks for (?w=COLS&h=ROWS), 1..1000 each; 0 when none */
 } web_open_t;
 
 /* A dynamic HTTP request (a handler row's, GET or POST). Pointers are

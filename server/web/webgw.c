@@ -381,8 +381,13 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     snprintf(c->term, sizeof c->term, "xterm-256color");
     menu_apply_profile(c);
     keydec_init(&ws->kd);
-    c->w = TERM_MIN_W;
-    c->h = TERM_MIN_H;
+    /* the size the page asked for in its address: a hosted program starts
+     * (or is brought back) at it, not at 80x24 for a moment first (Crawl
+     * aborts on a shrink and a grow that close together) */
+    bool fits = info->w >= TERM_MIN_W && info->w <= TERM_MAX_W && info->h >= TERM_MIN_H &&
+                info->h <= TERM_MAX_H;
+    c->w = fits ? info->w : TERM_MIN_W;
+    c->h = fits ? info->h : TERM_MIN_H;
     c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */
     c->shown = screen_new(c->w, c->h);
     ws->chat = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(srv));

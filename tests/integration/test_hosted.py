@@ -621,6 +621,39 @@ def test_prefix_in_the_browser(nethack):
     ws.close()
 
 
+
+def test_browser_size_from_the_address(nethack):
+    """/ws/play/ID?w=COLS&h=ROWS (the page's size, as term.js asks): the
+    program starts at it and is brought back at it, never at 80x24 for a
+    moment first (Crawl aborts on a shrink and a grow that close together);
+    a size that is no size is 80x24."""
+    d, _ = nethack
+    r = Web(d.http).register(unique_name("sz"), "correct horse")
+    seen = []
+
+    def shows(size):
+        def pred(op, p):
+            seen.append(p)
+            return op == 2 and size in b"".join(seen)
+        return pred
+
+    ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
+    assert ws.status == 101
+    ws.until(shows(b"size 100x40"), timeout=10)
+    ws.binary(b"\x1cx")  # ^\ x: leave; it runs on
+    ws.json_until(lambda m: m.get("t") == "left")
+    ws.close()
+    back = WS(d.http, "/ws/play/winsize?w=90&h=30", session=r.session, timeout=10)
+    back.until(shows(b"size 90x30"), timeout=10)
+    assert b"size 80x24" not in b"".join(seen)
+    back.binary(b"\x1cx")
+    back.json_until(lambda m: m.get("t") == "left")
+    back.close()
+    odd = WS(d.http, "/ws/play/winsize?w=5000&h=x", session=r.session, timeout=10)
+    assert odd.status == 101
+    odd.until(shows(b"size 80x24"), timeout=10)
+    odd.close()
+
 def kill_and_come_back(d, pg, clients, name):
     """SIGKILLs warrend mid-game, starts it again and brings name back to
     NetHack (restored from its hangup save); returns the new client."""
