@@ -130,8 +130,10 @@ typedef struct session_end {
     session_status_t st;
 } session_end_t;
 
-/* What a player who leaves a game is told. */
-#define SESSION_DETACH_SAID "Your game is saved. Press p to continue it."
+/* What a player who leaves a game is told; a browser, whose lobby has no
+ * p key, the second. */
+#define SESSION_DETACH_SAID     "Your game is saved. Press p to continue it."
+#define SESSION_DETACH_SAID_WEB "Your game is saved: Play continues it."
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
 /* Just logged in with no live game: if the newest game could not be

@@ -160,6 +160,8 @@ static void op_close(conn_t *c, const char *why)
 static void op_leave(conn_t *c, const char *msg)
 {
     wsock_t *ws = wsock_of(c);
+    if (strcmp(msg, SESSION_DETACH_SAID) == 0) /* the telnet menu's words */
+        msg = SESSION_DETACH_SAID_WEB;
     send_text_msg(ws, "left", msg);
     if (ws->wc)
         web_close(ws->wc, 1000, "left the game");
