@@ -16,6 +16,8 @@ struct ptyproc {
     spawner_t *sp;     /* borrowed: started it, reports its exit */
     uv_poll_t poll;    /* the master fd; closing it closes the fd */
     uv_timer_t resume; /* output paused by the rate: polls again */
+    uv_timer_t winch;  /* a resize held back (PTYPROC_WINCH_MS): passed on */
+    uint64_t winch_at; /* uv_now() of the last size passed on */
     int master;
     pid_t pid;
     int status;
@@ -329,6 +331,7 @@ void ptyproc_close(ptyproc_t *p)
     if (p->polling)
         close_handle((uv_handle_t *)&p->poll);
     close_handle((uv_handle_t *)&p->resume);
+    close_handle((uv_handle_t *)&p->winch);
     maybe_free(p);
 }
 
@@ -367,7 +370,9 @@ static ptyproc_t *proc_new(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t 
     p->st.last_output = p->st.last_input = uv_now(loop);
     uv_timer_init(loop, &p->resume);
     p->resume.data = p;
-    p->handles_open = 1;
+    uv_timer_init(loop, &p->winch);
+    p->winch.data = p;
+    p->handles_open = 2;
     return p;
 }
 
@@ -391,6 +396,7 @@ static int proc_run(ptyproc_t *p, int master, pid_t pid)
     struct winsize ws = {(unsigned short)h, (unsigned short)w, 0, 0};
     if (w != p->w0 || h != p->h0)
         ioctl(master, TIOCSWINSZ, &ws);
+    p->winch_at = uv_now(p->loop); /* its first size: the next one waits its turn */
     if (p->qlen)
         flush_input(p);
     update_poll(p);
@@ -427,8 +433,9 @@ int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const
         return snprintf(err, errlen, "out of memory"), -1;
     if (spawner_spawn(sp, o->game, o->name, o->dir, o->w, o->h, on_started, p, &p->ticket, err,
                       errlen) < 0) {
-        p->closing = true; /* freed once its timer is closed */
+        p->closing = true; /* freed once its timers are closed */
         close_handle((uv_handle_t *)&p->resume);
+        close_handle((uv_handle_t *)&p->winch);
         return -1;
     }
     p->starting = true;
@@ -438,13 +445,36 @@ int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const
 
 /* ---- the rest ------------------------------------------------------------------ */
 
+/* The grid's size to the program (TIOCSWINSZ: its SIGWINCH), now. */
+static void winch_now(ptyproc_t *p)
+{
+    int w, h;
+    vtgrid_size(p->grid, &w, &h);
+    struct winsize ws = {(unsigned short)h, (unsigned short)w, 0, 0};
+    if (p->running && p->polling && !uv_is_closing((uv_handle_t *)&p->poll))
+        ioctl(p->master, TIOCSWINSZ, &ws); /* while starting: once it started */
+    p->winch_at = uv_now(p->loop);
+}
+
+static void on_winch(uv_timer_t *t)
+{
+    winch_now(t->data);
+}
+
+/* The grid takes the size at once; the program gets it at most once every
+ * PTYPROC_WINCH_MS, the last of a burst (a window dragged, a page
+ * reloaded): some programs abort on two resizes close together. */
 int ptyproc_resize(ptyproc_t *p, int w, int h)
 {
     if (vtgrid_resize(p->grid, w, h) < 0)
         return -1;
-    struct winsize ws = {(unsigned short)h, (unsigned short)w, 0, 0};
-    if (p->running && p->polling && !uv_is_closing((uv_handle_t *)&p->poll))
-        ioctl(p->master, TIOCSWINSZ, &ws); /* while starting: once it started */
+    uint64_t now = uv_now(p->loop), next = p->winch_at + PTYPROC_WINCH_MS;
+    if (p->closing || uv_is_active((uv_handle_t *)&p->winch))
+        return 0; /* the timer passes the newest size on */
+    if (!p->winch_at || now >= next)
+        winch_now(p);
+    else
+        uv_timer_start(&p->winch, on_winch, next - now, 0);
     return 0;
 }
 

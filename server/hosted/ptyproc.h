@@ -93,8 +93,11 @@ int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const
 /* Queues input for the program. Returns the bytes accepted; the rest was
  * dropped (queue full, or the program has exited). Never blocks. */
 size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len);
-/* New window size for the pty (TIOCSWINSZ: the program gets SIGWINCH) and
- * the grid. Returns 0, or -1 on a bad size. */
+/* New window size for the grid at once, and for the pty (TIOCSWINSZ: the
+ * program gets SIGWINCH) at most once every PTYPROC_WINCH_MS, the newest
+ * of those that came meanwhile (Crawl aborts on a shrink and a grow close
+ * together). Returns 0, or -1 on a bad size. */
+#define PTYPROC_WINCH_MS 250
 int ptyproc_resize(ptyproc_t *p, int w, int h);
 /* Holds the program's output to bytes_per_s (0: no limit, the default),
  * with a burst of a second's worth clamped to PTYPROC_BURST_MIN..MAX; the

@@ -3,6 +3,7 @@ chosen from the telnet menu, played, watched, resized, brought back after
 warrend is SIGKILLed, and ended with its xlogfile row."""
 import contextlib
 import ctypes
+import json
 import os
 import pathlib
 import pwd
@@ -653,6 +654,36 @@ def test_browser_size_from_the_address(nethack):
     assert odd.status == 101
     odd.until(shows(b"size 80x24"), timeout=10)
     odd.close()
+
+def test_a_burst_of_resizes_reaches_the_program_as_its_last(nethack):
+    """Sizes sent close together (a browser window dragged) reach the
+    program at most once every PTYPROC_WINCH_MS (250 ms), the newest of
+    them: the size after the first waits its turn, and the ones between
+    never reach it (Crawl aborts on a shrink and a grow close together)."""
+    d, _ = nethack
+    r = Web(d.http).register(unique_name("wb"), "correct horse")
+    seen = []
+
+    def shows(size):
+        def pred(op, p):
+            seen.append(p)
+            return op == 2 and size in b"".join(seen)
+        return pred
+
+    ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
+    ws.until(shows(b"size 100x40"), timeout=10)
+    time.sleep(0.4)  # the start's size is a while old: the next goes at once
+    began = time.time()
+    for w, h in ((90, 30), (120, 45), (85, 26), (110, 35)):
+        ws.text(json.dumps({"t": "resize", "w": w, "h": h}))
+    ws.until(shows(b"size 90x30"), timeout=10)
+    ws.until(shows(b"size 110x35"), timeout=10)
+    assert time.time() - began >= 0.2, time.time() - began  # the last waited its turn
+    text = b"".join(seen)
+    assert b"size 120x45" not in text and b"size 85x26" not in text, text[-400:]
+    ws.binary(b"q")
+    ws.close()
+
 
 def kill_and_come_back(d, pg, clients, name):
     """SIGKILLs warrend mid-game, starts it again and brings name back to
