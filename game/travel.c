@@ -369,13 +369,13 @@ static int run_way(game_t *g, const level_t *lv, const obj_t *p, int way)
     if (run_stop_terrain(level_terrain(lv, p->x, p->y)) || item_floor_at(g, g->depth, p->x, p->y) ||
         stop_came_up(lv, p->x, p->y, way))
         return -1;
-    uint8_t was = g->run_sides, now = run_sides(g, lv, p->x, p->y, way);
     if (level_terrain(lv, p->x, p->y) == MAP_CORRIDOR) {
         int on = corridor_way(g, lv, p->x, p->y, way);
         if (on >= 0)
             g->run_sides = run_sides(g, lv, p->x, p->y, on);
         return on;
     }
+    uint8_t was = g->run_sides, now = run_sides(g, lv, p->x, p->y, way);
     g->run_sides = now;
     if (!on_route(g, lv, p->x + DIRS[way][0], p->y + DIRS[way][1]))
         return -1;
