@@ -623,6 +623,17 @@ def test_prefix_in_the_browser(nethack):
 
 
 
+def shown_in(seen):
+    """A predicate maker for WS.until: shows(size) waits until the binary
+    frames read so far (kept in seen, whatever each wait read) hold size."""
+    def shows(size):
+        def pred(op, p):
+            seen.append(p)
+            return op == 2 and size in b"".join(seen)
+        return pred
+    return shows
+
+
 def test_browser_size_from_the_address(nethack):
     """/ws/play/ID?w=COLS&h=ROWS (the page's size, as term.js asks): the
     program starts at it and is brought back at it, never at 80x24 for a
@@ -631,13 +642,7 @@ def test_browser_size_from_the_address(nethack):
     d, _ = nethack
     r = Web(d.http).register(unique_name("sz"), "correct horse")
     seen = []
-
-    def shows(size):
-        def pred(op, p):
-            seen.append(p)
-            return op == 2 and size in b"".join(seen)
-        return pred
-
+    shows = shown_in(seen)
     ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
     assert ws.status == 101
     ws.until(shows(b"size 100x40"), timeout=10)
@@ -655,6 +660,7 @@ def test_browser_size_from_the_address(nethack):
     odd.until(shows(b"size 80x24"), timeout=10)
     odd.close()
 
+
 def test_a_burst_of_resizes_reaches_the_program_as_its_last(nethack):
     """Sizes sent close together (a browser window dragged) reach the
     program at most once every PTYPROC_WINCH_MS (250 ms), the newest of
@@ -663,13 +669,7 @@ def test_a_burst_of_resizes_reaches_the_program_as_its_last(nethack):
     d, _ = nethack
     r = Web(d.http).register(unique_name("wb"), "correct horse")
     seen = []
-
-    def shows(size):
-        def pred(op, p):
-            seen.append(p)
-            return op == 2 and size in b"".join(seen)
-        return pred
-
+    shows = shown_in(seen)
     ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
     ws.until(shows(b"size 100x40"), timeout=10)
     time.sleep(0.4)  # the start's size is a while old: the next goes at once
