@@ -407,3 +407,37 @@ int gram_phrase(char *out, size_t cap, const char *tmpl, const gram_arg_t *args,
 {
     return format(out, cap, tmpl, args, nargs, 0);
 }
+
+/* ---- lists ------------------------------------------------------------------------- */
+
+/* The first k nouns joined ("a, b and c"), "and others" after them when
+ * more: the length it takes, written into out as far as cap allows. */
+static size_t list_of(char *out, size_t cap, const gram_noun_t *nouns, int k, int more)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < k; i++) {
+        char one[WORD_MAX];
+        noun_phrase(&nouns[i], OP_A, one, sizeof one);
+        const char *sep = i == 0 ? "" : i == k - 1 && !more ? " and " : ", ";
+        len += (size_t)snprintf(out + (len < cap ? len : cap - 1), len < cap ? cap - len : 1,
+                                "%s%s", sep, one);
+    }
+    if (more)
+        len += (size_t)snprintf(out + (len < cap ? len : cap - 1), len < cap ? cap - len : 1, "%s",
+                                k ? " and others" : "others");
+    return len;
+}
+
+int gram_list(char *out, size_t cap, const gram_noun_t *nouns, int n, int more)
+{
+    if (!out || cap == 0)
+        return -1;
+    for (int k = n; k > 0; k--) { /* as many as fit, the rest "others" */
+        size_t len = list_of(out, cap, nouns, k, more || k < n);
+        if (len < cap)
+            return (int)len;
+    }
+    size_t len = list_of(out, cap, nouns, 0, 1);
+    return len < cap ? (int)len : (out[0] = 0, 0);
+}

@@ -86,6 +86,14 @@ int gram_phrase(char *out, size_t cap, const char *tmpl, const gram_arg_t *args,
  * the length written. */
 int gram_plural(char *out, size_t cap, const char *name);
 
+/* The nouns as one phrase in the indefinite, joined as English joins a
+ * list: "a giant newt, 2 jackals and a kobold" (perception as in
+ * gram_format: one not perceived is "something"). It fits in cap bytes:
+ * when they do not all fit, as many as do come first and the phrase ends
+ * "and others" (more: there are others besides these n). Returns the
+ * length written, 0 when not even "others" fits (out ""), -1 on no out. */
+int gram_list(char *out, size_t cap, const gram_noun_t *nouns, int n, int more);
+
 /* "a" or "an" for the word starting at word. */
 const char *gram_article(const char *word);
 

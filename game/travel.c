@@ -8,6 +8,7 @@
 #include "atlas.h"
 #include "combat.h"
 #include "creature.h"
+#include "grammar.h"
 #include "item.h"
 #include "level.h"
 #include "msg.h"
@@ -141,18 +142,63 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
     return goals;
 }
 
-/* Monsters in view that could reach you (one across deep water does not
- * stop a walk): the first for which keep says no, or HANDLE_NONE. */
-static handle_t monster_in_view(game_t *g, bool (*keep)(game_t *g, handle_t h, const obj_t *o))
+typedef bool (*keep_fn)(game_t *g, handle_t h, const obj_t *o);
+
+/* A monster in view that could reach you (one across deep water does not
+ * stop a walk) and for which keep says no (the distances are fresh). */
+static bool stops_walk(game_t *g, handle_t h, const obj_t *o, keep_fn keep)
+{
+    return o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
+           ai_dmap_at(g, o->x, o->y) >= 0 && !keep(g, h, o);
+}
+
+/* The first monster in view that stops a walk, or HANDLE_NONE. */
+static handle_t monster_in_view(game_t *g, keep_fn keep)
 {
     ai_dmap_update(g);
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
-            ai_dmap_at(g, o->x, o->y) >= 0 && !keep(g, h, o))
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h))
+        if (stops_walk(g, h, reg_get(&g->reg, h), keep))
             return h;
-    }
     return HANDLE_NONE;
+}
+
+enum { SEEN_KINDS = 8 }; /* kinds a stop names at most; past them, "others" */
+
+/* One noun a kind of the monsters in view that stop a walk ("2 jackals"),
+ * in registry order, at most SEEN_KINDS: how many; *more when some kind
+ * was left out. A named one is never counted with another. */
+static int seen_nouns(game_t *g, keep_fn keep, gram_noun_t out[SEEN_KINDS], int *more)
+{
+    int n = 0;
+    *more = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        if (!stops_walk(g, h, reg_get(&g->reg, h), keep))
+            continue;
+        gram_noun_t one = creature_noun(g, h);
+        int i = 0;
+        while (i < n &&
+               (strcmp(out[i].name, one.name) != 0 || (one.flags & (GRAM_PROPER | GRAM_UNIQUE))))
+            i++;
+        if (i < n)
+            out[i].count++;
+        else if (n < SEEN_KINDS)
+            out[n++] = one;
+        else
+            *more = 1;
+    }
+    return n;
+}
+
+/* "You see a giant newt and 2 jackals.": every monster that stops the
+ * walk, on one line with room for --More-- (MSG_WIDTH). */
+static void say_seen(game_t *g, keep_fn keep)
+{
+    static const char FRAME[] = "You see .";
+    gram_noun_t nouns[SEEN_KINDS];
+    int more, n = seen_nouns(g, keep, nouns, &more);
+    char list[MSG_WIDTH - sizeof MORE_TEXT - sizeof FRAME + 3];
+    if (n && gram_list(list, sizeof list, nouns, n, more) > 0)
+        msg_add(g, "You see %s.", list);
 }
 
 /* A monster that has not noticed you and was in view when the walk began
@@ -259,7 +305,7 @@ static int travel_step(game_t *g, bool first)
         if (first)
             creature_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
         else
-            creature_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
+            say_seen(g, lets_walk);
         return 0;
     }
     size_t n = (size_t)lv->w * (size_t)lv->h;
@@ -391,9 +437,8 @@ static int run_step(game_t *g)
     obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || g->prompt != PROMPT_NONE)
         return 0;
-    handle_t seen = monster_in_view(g, lets_walk);
-    if (seen) {
-        creature_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
+    if (monster_in_view(g, lets_walk)) {
+        say_seen(g, lets_walk);
         return 0;
     }
     int way = dir_index(g->run_dx, g->run_dy);

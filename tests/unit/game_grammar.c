@@ -308,6 +308,38 @@ START_TEST(phrases_keep_the_case_of_what_they_name)
 }
 END_TEST
 
+/* A list joins its nouns as English does and, when they do not fit,
+ * keeps as many as do and ends "and others"; never past its buffer. */
+START_TEST(lists_join_and_stay_bounded)
+{
+    static const gram_noun_t NOUNS[] = {
+        {"giant newt", NULL, 1, GRAM_IT, SEEN},
+        {"jackal", NULL, 2, GRAM_IT, SEEN},
+        {"orc", NULL, 1, GRAM_IT, SEEN},
+        {"Old Mother Gnash", NULL, 1, GRAM_SHE, GRAM_PROPER | GRAM_UNIQUE | SEEN}};
+    static const struct {
+        int n, more;
+        size_t cap;
+        const char *want;
+    } CASES[] = {
+        {1, 0, 64, "a giant newt"},
+        {2, 0, 64, "a giant newt and 2 jackals"},
+        {4, 0, 64, "a giant newt, 2 jackals, an orc and Old Mother Gnash"},
+        {2, 1, 64, "a giant newt, 2 jackals and others"},
+        {4, 0, 40, "a giant newt, 2 jackals and others"},
+        {4, 0, 20, "others"},
+        {4, 0, 4, ""},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        char out[64];
+        int n = gram_list(out, CASES[i].cap, NOUNS, CASES[i].n, CASES[i].more);
+        ck_assert_msg(!strcmp(out, CASES[i].want), "case %zu gave \"%s\"", i, out);
+        ck_assert_int_eq(n, (int)strlen(CASES[i].want));
+        ck_assert_uint_lt(strlen(out), CASES[i].cap);
+    }
+}
+END_TEST
+
 Suite *suite_game_grammar(void)
 {
     Suite *s = suite_create("game_grammar");
@@ -320,6 +352,7 @@ Suite *suite_game_grammar(void)
     tcase_add_test(tc, plurals_and_articles);
     tcase_add_test(tc, random_templates_stay_bounded);
     tcase_add_test(tc, phrases_keep_the_case_of_what_they_name);
+    tcase_add_test(tc, lists_join_and_stay_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,7 @@
  * key, many steps, stopping where a player would want to look. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include "helpers.h"
 #include "item.h"
 #include "level.h"
@@ -156,6 +157,42 @@ START_TEST(a_run_stops_for_a_monster_coming_into_view)
 }
 END_TEST
 
+/* All the monsters that stop a walk are named, a kind once with its
+ * count, in one line that fits the message line with --More--. */
+START_TEST(a_stop_names_every_monster_in_view)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    put_player(g, cx - 4, cy);
+    static const struct {
+        const char *name;
+        int dx, dy;
+    } WHO[] = {{"giant newt", 8, 0}, {"jackal", 8, -2}, {"jackal", 8, 2}};
+    for (size_t i = 0; i < sizeof WHO / sizeof WHO[0]; i++) {
+        obj_t *o = reg_get(&g->reg, spawn_at(g, WHO[i].name, WHO[i].dx, WHO[i].dy));
+        o->flags |= OF_AWARE;
+        o->speed = 1; /* they stay put */
+    }
+    key(g, 'L');
+    ck_assert_int_eq(player(g)->x, cx - 3);
+    ck_assert_str_eq(last_msg(g), "You see a giant newt and 2 jackals.");
+    static const char *const MORE[] = {"kobold", "giant rat", "goblin", "cave spider",
+                                       "orc",    "cave bat",  "wolf",   "giant centipede"};
+    put_player(g, cx - 4, cy);
+    for (int i = 0; i < (int)(sizeof MORE / sizeof MORE[0]); i++) {
+        obj_t *o = reg_get(&g->reg, spawn_at(g, MORE[i], 2 + 2 * (i % 3), -3 + 2 * (i / 3)));
+        o->flags |= OF_AWARE;
+        o->speed = 1;
+    }
+    key(g, 'L');
+    const char *m = last_msg(g);
+    ck_assert_msg(strncmp(m, "You see a giant newt, 2 jackals, ", 33) == 0, "%s", m);
+    ck_assert_msg(strstr(m, " and others.") != NULL, "%s", m);
+    ck_assert_uint_le(strlen(m) + strlen(" --More--"), 80);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(a_run_goes_along_a_pillared_hall)
 {
     int cx, cy;
@@ -224,6 +261,7 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_run_follows_a_corridor_round_its_bends);
     tcase_add_test(t, a_run_stops_where_a_corridor_forks);
     tcase_add_test(t, a_run_stops_for_a_monster_coming_into_view);
+    tcase_add_test(t, a_stop_names_every_monster_in_view);
     tcase_add_test(t, kick_and_lock_are_ctrl_keys_now);
     tcase_add_test(t, a_run_goes_along_a_pillared_hall);
     tcase_add_test(t, travel_passes_what_was_seen_before);
