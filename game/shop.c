@@ -240,6 +240,23 @@ static int wares(const game_t *g, handle_t out[WARES_MAX])
     return n;
 }
 
+/* The letter ware i of the list goes by: selling and identifying list
+ * what the player carries, under its letter in the pack; buying lists
+ * the shop's goods, a, b, c... */
+static int ware_letter(const game_t *g, const handle_t *w, int i)
+{
+    return g->shop_mode == SHOP_BUY ? 'a' + i : 'a' + reg_get(&g->reg, w[i])->a[0];
+}
+
+/* The ware the key names: its index in w, or -1. */
+static int ware_of_key(const game_t *g, const handle_t *w, int n, uint32_t code)
+{
+    for (int i = 0; i < n; i++)
+        if ((uint32_t)ware_letter(g, w, i) == code)
+            return i;
+    return -1;
+}
+
 int shop_open(game_t *g, handle_t keeper)
 {
     const obj_t *k = reg_get(&g->reg, keeper);
@@ -397,20 +414,26 @@ static int identify(game_t *g, const shop_kind_t *sh, handle_t it)
 int shop_key(game_t *g, key_event_t k)
 {
     const shop_kind_t *sh = open_shop(g);
-    if (!sh || k.code == KEY_ESC || k.code == 'q' || k.code == ' ') {
+    if (!sh || k.code == KEY_ESC || k.code == ' ') {
         g->prompt = PROMPT_NONE;
         return 0;
     }
-    if (k.code == 's' && sh->classes) {
-        g->shop_mode = g->shop_mode == SHOP_SELL ? SHOP_BUY : SHOP_SELL;
-        return 0;
-    }
+    /* capitals, as the lower case letters are the list's (the pack's) */
+    static const struct {
+        uint32_t key;
+        uint8_t mode;
+    } MODE_KEYS[] = {{'S', SHOP_SELL}, {'B', SHOP_BUY}};
+    for (size_t m = 0; m < sizeof MODE_KEYS / sizeof MODE_KEYS[0]; m++)
+        if (k.code == MODE_KEYS[m].key && sh->classes) {
+            g->shop_mode = MODE_KEYS[m].mode;
+            return 0;
+        }
     int s = k.code >= '1' && k.code <= '9' ? service_nth(sh, (int)k.code - '1') : -1;
     if (s >= 0)
         return service(g, sh, s);
     handle_t w[WARES_MAX];
-    int n = wares(g, w), i = (int)k.code - 'a';
-    if (i < 0 || i >= n)
+    int n = wares(g, w), i = ware_of_key(g, w, n, k.code);
+    if (i < 0)
         return 0;
     if (g->shop_mode == SHOP_SELL)
         return sell(g, w[i]);
@@ -429,8 +452,8 @@ static void draw_services(game_t *g, screen_t *s, const shop_kind_t *sh, int y)
 
 void shop_draw(game_t *g, screen_t *s)
 {
-    static const char *const TITLE[SHOP_MODES] = {"Buy (a letter buys; s sells)",
-                                                  "Sell (a letter sells; s buys)",
+    static const char *const TITLE[SHOP_MODES] = {"Buy (a letter buys; S sells)",
+                                                  "Sell (a letter sells; B buys)",
                                                   "Identify which? (a letter)"};
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     const shop_kind_t *sh = open_shop(g);
@@ -452,12 +475,13 @@ void shop_draw(game_t *g, screen_t *s)
         int gold = g->shop_mode == SHOP_BUY    ? shop_buy_price(g, w[i])
                    : g->shop_mode == SHOP_SELL ? shop_sell_price(g, w[i])
                                                : pc_price(g, sh->service[SERVICE_IDENTIFY]);
-        screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-43.43s %5d gold", 'a' + i, name, gold);
+        screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-43.43s %5d gold", ware_letter(g, w, i), name,
+                     gold);
     }
     if (!n && (sh->classes || g->shop_mode == SHOP_IDENTIFY))
         screen_text(s, 4, y++, STYLE_DEFAULT, "(nothing)");
     draw_services(g, s, sh, y + 1);
-    screen_text(s, 2, s->h - 1, hi, "Escape, q or space leaves.");
+    screen_text(s, 2, s->h - 1, hi, "Escape or space leaves.");
 }
 
 /* ---- thieves ------------------------------------------------------------------- */

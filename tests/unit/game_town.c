@@ -4,6 +4,7 @@
  * trade when bumped and turn on thieves, shops in the dungeon, and the
  * trade screen kept in saves. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "chargen.h"
@@ -155,6 +156,8 @@ static handle_t carried_kind(game_t *g, uint16_t kind)
     return HANDLE_NONE;
 }
 
+static void view_row(game_t *g, int y, char *out, size_t n);
+
 START_TEST(buying_and_selling)
 {
     game_t *g = in_town(C, 4);
@@ -170,8 +173,9 @@ START_TEST(buying_and_selling)
     it = carried_kind(g, kind); /* perhaps now part of a stack carried before */
     const obj_t *o = reg_get(&g->reg, it);
     ck_assert(o && o->target == g->player && !(o->flags & IF_UNPAID));
-    /* sell it back: the list is what the shop deals in, not worn */
-    key(g, 's');
+    /* sell it back: the list is what the shop deals in, not worn, each
+     * under its letter in the pack (not its place in the list) */
+    key(g, 'S');
     ck_assert_int_eq(g->shop_mode, SHOP_SELL);
     const shop_kind_t *sh = shop_of(g, k);
     handle_t inv[INV_SLOTS];
@@ -185,10 +189,20 @@ START_TEST(buying_and_selling)
         fits++;
     }
     ck_assert_int_ge(at, 0);
+    int letter = 'a' + reg_get(&g->reg, it)->a[0];
+    ck_assert_int_ne(letter, 'a' + at); /* the two orders differ here */
+    char row[96], want[8];
+    snprintf(want, sizeof want, "%c) ", letter);
+    bool listed = false;
+    for (int y = 3; y < 20 && !listed; y++) {
+        view_row(g, y, row, sizeof row);
+        listed = strstr(row, want) != NULL;
+    }
+    ck_assert_msg(listed, "no %s in the sell list", want);
     int gold = g->items.gold, paid = shop_sell_price(g, it);
     ck_assert_int_lt(paid, price);
     int count = reg_get(&g->reg, it)->magnitude;
-    key(g, (uint32_t)('a' + at));
+    key(g, (uint32_t)letter);
     ck_assert_int_eq(g->items.gold, gold + paid);
     const obj_t *after = reg_get(&g->reg, it);
     ck_assert(count > 1 ? after && after->magnitude == count - 1 : after == NULL);
@@ -261,7 +275,7 @@ START_TEST(the_trade_screen_says_what_happened)
     key(g, 'a');
     view_row(g, 1, row, sizeof row);
     ck_assert_msg(strstr(row, "You buy "), "%s", row);
-    key(g, 's'); /* to the sell list: nothing said */
+    key(g, 'S'); /* to the sell list: nothing said */
     view_row(g, 1, row, sizeof row);
     ck_assert_msg(!strstr(row, "You"), "%s", row);
     game_free(g);
@@ -359,7 +373,7 @@ START_TEST(the_sage_identifies_for_gold)
         unknown++;
     }
     ck_assert_int_ge(at, 0);
-    key(g, (uint32_t)('a' + at));
+    key(g, (uint32_t)('a' + reg_get(&g->reg, pot)->a[0])); /* its letter in the pack */
     ck_assert(ident_known(g, kind));
     const shop_kind_t *sh = shop_of(g, k);
     ck_assert_int_eq(g->items.gold, 500 - pc_price(g, sh->service[SERVICE_IDENTIFY]));
@@ -452,7 +466,7 @@ START_TEST(the_trade_screen_is_saved)
     game_t *g = in_town(C, 9);
     handle_t k = keeper_of(g, "the general store");
     beside(g, k);
-    keys(g, "ps");
+    keys(g, "pS");
     buf_t b;
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0);
