@@ -614,13 +614,15 @@ void item_mark_visited(game_t *g, int depth, int x, int y)
     }
 }
 
-/* Whether a loose item on the cell has not been stood on yet. */
+/* Whether a loose item on the cell has not been stood on yet: a walk
+ * stops to say it. A shop's stock is not one (it is the shop's, and
+ * explore goes past it; the trade screen lists it). */
 static bool unvisited_at(game_t *g, int depth, int x, int y)
 {
     for (handle_t h = next_at(g, depth, x, y, HANDLE_NONE); h; h = next_at(g, depth, x, y, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_ITEM && !o->target && o->depth == depth && o->x == x && o->y == y &&
-            !(o->flags & IF_VISITED))
+            !(o->flags & (IF_VISITED | IF_UNPAID)))
             return true;
     }
     return false;

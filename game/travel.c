@@ -474,7 +474,8 @@ static bool floor_item_here(const level_t *lv, const obj_t *o)
            level_in(lv, o->x, o->y);
 }
 
-/* Items on this level on cells never seen (at most max handles). */
+/* Items on this level on cells never seen (at most max handles), not a
+ * shop's stock: a walk does not stop for goods in a shop. */
 static int hidden_items(game_t *g, handle_t *out, int max)
 {
     const level_t *lv = level_current(g);
@@ -482,7 +483,8 @@ static int hidden_items(game_t *g, handle_t *out, int max)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv && n < max;
          h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (floor_item_here(lv, o) && !(lv->seen[o->y * lv->w + o->x] & SEEN_EYES))
+        if (floor_item_here(lv, o) && !(o->flags & IF_UNPAID) &&
+            !(lv->seen[o->y * lv->w + o->x] & SEEN_EYES))
             out[n++] = h;
     }
     return n;

@@ -17,6 +17,7 @@
 #include "itemuse.h"
 #include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "pc.h"
 #include "prompt.h"
 #include "render.h"
@@ -303,6 +304,32 @@ START_TEST(keepers_do_not_stop_a_walk)
 }
 END_TEST
 
+/* The town has no treasure lying about: all that lies there is the
+ * shops' stock, which explore passes, in sight or underfoot, without a
+ * stop ("You see a buckler.", "You see here..."). Explore goes on through
+ * the shops until nothing is left to explore. */
+START_TEST(explore_passes_a_shops_stock)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = in_town(C, seed);
+        uint32_t from = g->nmsg;
+        int stops = 0;
+        while (stops < 40 && !said_since(g, from, "There is nothing left to explore here.")) {
+            uint32_t before = g->nmsg;
+            keys_paged(g, "o");
+            stops++;
+            for (uint32_t i = before; i < g->nmsg; i++) {
+                const char *m = msg_at(g, i)->text;
+                ck_assert_msg(strncmp(m, "You see ", 8) || !strncmp(m, "You see no ", 11),
+                              "seed %llu stop %d: %s", (unsigned long long)seed, stops, m);
+            }
+        }
+        ck_assert_int_lt(stops, 40);
+        game_free(g);
+    }
+}
+END_TEST
+
 START_TEST(charisma_sets_prices)
 {
     game_t *g = in_town(C, 5);
@@ -571,6 +598,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, the_trade_screen_says_what_happened);
     tcase_add_test(t, keepers_do_not_stop_a_walk);
     tcase_add_test(t, charisma_sets_prices);
+    tcase_add_test(t, explore_passes_a_shops_stock);
     tcase_add_test(t, the_temple_heals_and_lifts_curses_for_gold);
     tcase_add_test(t, the_sage_identifies_for_gold);
     tcase_add_test(t, walking_out_with_unpaid_goods_angers_the_keeper);
