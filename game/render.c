@@ -195,10 +195,11 @@ static span_t showing(int map, int view, int a, int b)
  * wherever the anchor lets the player be, the end nearer that centre
  * (travel across such a map moves the view once, not every time the
  * anchor moves); then moved as little as it takes to show every creature
- * in sight (on this axis from cmin to cmax, the player among them) and to
- * keep the player a quarter of the view from every edge the map goes on
- * past; creatures in sight first when both cannot be (vision's sight box
- * makes both possible on views of 80x21 tiles and more). */
+ * in sight and new item (sighted_box; on this axis from cmin to cmax, the
+ * player among them) and to keep the player a quarter of the view from
+ * every edge the map goes on past; those in sight first when both cannot
+ * be (vision's sight box makes both possible on views of 80x21 tiles and
+ * more). */
 static int view_axis(int map, int view, int slack, int anchor, int p, int cmin, int cmax)
 {
     if (map <= view)
@@ -213,21 +214,50 @@ static int view_axis(int map, int view, int slack, int anchor, int p, int cmin, 
     return clampi(o, use.lo, use.hi);
 }
 
-/* The box round the creatures the player sees on lv, the player in it
- * (the creatures of the map index when it is open for lv: the box is the
- * same in any order). */
+static void box_take(int box[4], int x, int y)
+{
+    box[0] = x < box[0] ? x : box[0], box[2] = x > box[2] ? x : box[2];
+    box[1] = y < box[1] ? y : box[1], box[3] = y > box[3] ? y : box[3];
+}
+
+/* An item in sight that the view keeps on screen: one lying where the
+ * player has not stood, not a shop's stock. A walk stops to say it saw
+ * one ("You see a dagger."), and explore heads for it. */
+static bool item_kept(const level_t *lv, const obj_t *o)
+{
+    return o->type == OBJ_ITEM && !o->target && !(o->flags & (IF_VISITED | IF_UNPAID)) &&
+           o->depth == lv->depth && level_in(lv, o->x, o->y) && level_visible(lv, o->x, o->y);
+}
+
+/* The items of item_kept into the box (the map index's when it is open
+ * for lv: the box is the same in any order). */
+static void sighted_items(game_t *g, const level_t *lv, int box[4])
+{
+    const reg_t *r = &g->reg;
+    bool ix = r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h;
+    uint32_t b = 0;
+    for (handle_t h = ix ? reg_index_next_filed(r, &b, HANDLE_NONE) : reg_next(r, HANDLE_NONE); h;
+         h = ix ? reg_index_next_filed(r, &b, h) : reg_next(r, h)) {
+        const obj_t *o = reg_get(r, h);
+        if (item_kept(lv, o))
+            box_take(box, o->x, o->y);
+    }
+}
+
+/* The box round the creatures the player sees on lv and the items the
+ * view keeps in sight, the player in it (the creatures of the map index
+ * when it is open for lv: the box is the same in any order). */
 static void sighted_box(game_t *g, const level_t *lv, const obj_t *p, int box[4])
 {
     box[0] = box[2] = p->x, box[1] = box[3] = p->y;
     for (handle_t h = reg_next_near(&g->reg, lv->depth, HANDLE_NONE); h;
          h = reg_next_near(&g->reg, lv->depth, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y) ||
-            !level_visible(lv, o->x, o->y))
-            continue;
-        box[0] = o->x < box[0] ? o->x : box[0], box[2] = o->x > box[2] ? o->x : box[2];
-        box[1] = o->y < box[1] ? o->y : box[1], box[3] = o->y > box[3] ? o->y : box[3];
+        if (o->type == OBJ_CREATURE && o->depth == lv->depth && level_in(lv, o->x, o->y) &&
+            level_visible(lv, o->x, o->y))
+            box_take(box, o->x, o->y);
     }
+    sighted_items(g, lv, box);
 }
 
 static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, const obj_t *p, int tw)
