@@ -392,7 +392,9 @@ static int door_lock(game_t *g, level_t *lv, int x, int y)
         return SCHED_MOVE;
     }
     if (lv->terrain[i] != MAP_DOOR_LOCKED) {
-        msg_add(g, lv->terrain[i] == MAP_DOOR_OPEN ? "Close it first." : "There is no door there.");
+        msg_add(g, lv->terrain[i] == MAP_DOOR_OPEN     ? "Close it first."
+                   : lv->terrain[i] == MAP_DOOR_BROKEN ? "That door is broken."
+                                                       : "There is no door there.");
         return 0;
     }
     const class_kind_t *k = &g->c->classes[g->pc.cls < g->c->n_classes ? g->pc.cls : 0];

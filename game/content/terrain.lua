@@ -27,7 +27,9 @@ terrain { name = "rubble", glyph = "∴", fg = 8, passable = true, opaque = true
 -- door looks like wall (joined as one) until it is found.
 terrain { name = "locked door", glyph = "+", fg = 11, opaque = true, join = "edge" }
 terrain { name = "wall", glyph = "#", fg = 7, opaque = true, join = "line" }
-terrain { name = "broken door", glyph = "'", fg = 8, passable = true, join = "edge" }
+-- A broken door (kicked in) is a doorless doorway for good, as NetHack's:
+-- drawn unlike an open door, and nothing closes it.
+terrain { name = "broken door", glyph = ".", fg = 3, passable = true, join = "edge" }
 -- Not made by the map generator either: special levels lay them.
 terrain { name = "lava", glyph = "≋", fg = 9, hazard = "burn", dice = "4d6" }
 terrain { name = "chasm", glyph = "▒", fg = 8, hazard = "fall", dice = "2d6" }

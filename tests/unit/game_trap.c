@@ -196,6 +196,20 @@ START_TEST(known_traps_are_stepped_over_sometimes)
 }
 END_TEST
 
+/* What the 80x24 view draws right of the player ('@'). */
+static uint32_t glyph_right_of_player(game_t *g)
+{
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    uint32_t ch = 0;
+    for (int y = 1; y < 22 && !ch; y++)
+        for (int x = 0; x + 1 < 80 && !ch; x++)
+            if (screen_at(s, x, y)->ch == '@')
+                ch = screen_at(s, x + 1, y)->ch;
+    screen_free(s);
+    return ch;
+}
+
 START_TEST(door_commands)
 {
     game_t *g = alone(C, 5, 0, 0);
@@ -220,8 +234,13 @@ START_TEST(door_commands)
     for (int k = 0; k < 60 && lv->terrain[i] == MAP_DOOR_LOCKED; k++)
         keys_paged(g, "\x04l"); /* ^D */
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
+    ck_assert_uint_eq(glyph_right_of_player(g), '.'); /* a doorway, not an open door */
+    uint32_t from = g->nmsg;
     keys_paged(g, "cl"); /* broken for good */
     ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
+    keys_paged(g, "\x0cl");
+    ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
+    ck_assert(said_since(g, from, "That door is broken."));
     keys_paged(g, "l");
     ck_assert_int_eq(reg_get(&g->reg, g->player)->x, x + 1);
     game_free(g);
