@@ -412,13 +412,14 @@ static void frame_into(game_t *g, screen_t *s)
     screen_free(whole);
 }
 
-/* Lists (inventory, equipment, discoveries, the sheet, the message
- * history) sit over the map's right side as NetHack's menus do: the
+/* Lists (inventory, equipment, discoveries, the sheet) sit over the
+ * map's right side as NetHack's menus do: the
  * frame changes only in a box right of a blank column, the status and
  * help lines stay, and Esc brings the frame back as it was; help's menu
  * of topics and a topic's page too. A list too wide for the screen (the
  * topic at 40 columns) fills the screen as before; the sheet's rows wrap
- * to fit beside the map even there. */
+ * to fit beside the map even there. The message history fills the screen
+ * (no strip of map beside it, whatever its page's width), no map left. */
 START_TEST(lists_sit_over_the_map)
 {
     static const struct {
@@ -426,12 +427,12 @@ START_TEST(lists_sit_over_the_map)
         int w;
         const char *title;
         bool boxed;
-    } LISTS[] = {{"i", 80, "Inventory", true},          {"e", 80, "Equipment", true},
-                 {"\\", 80, "Discoveries", true},       {"C", 80, "Character sheet", true},
-                 {"\x10", 80, "Message history", true}, {"?", 80, "Help: which topic?", true},
-                 {"?c", 80, "Items (?: topics", true},  {"?", 40, "Help: which topic?", true},
+    } LISTS[] = {{"i", 80, "Inventory", true},           {"e", 80, "Equipment", true},
+                 {"\\", 80, "Discoveries", true},        {"C", 80, "Character sheet", true},
+                 {"\x10", 80, "Message history", false}, {"?", 80, "Help: which topic?", true},
+                 {"?c", 80, "Items (?: topics", true},   {"?", 40, "Help: which topic?", true},
                  {"e", 50, "Equipment", true}, /* its figures wrapped to fit */
-                 {"C", 40, "Character sheet", true},    {"?c", 40, "Items (?: topics", false}};
+                 {"C", 40, "Character sheet", true},     {"?c", 40, "Items (?: topics", false}};
     game_t *g = alone(C, 13, HUMAN, WIZARD);
     key(g, KEY_ESC); /* the messages of the way down read */
     for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
@@ -443,6 +444,9 @@ START_TEST(lists_sit_over_the_map)
         int x0 = text_at(up, 0, LISTS[l].title) - 1;
         ck_assert_msg(LISTS[l].boxed ? x0 > 0 : x0 == -1, "%s drawn from column %d", LISTS[l].title,
                       x0 + 1);
+        for (int i = 0; !LISTS[l].boxed && i < up->w * up->h; i++)
+            ck_assert_msg(up->cells[i].ch != '@', "%s shows the map at %d,%d", LISTS[l].title,
+                          i % up->w, i / up->w);
         for (int y = 0; LISTS[l].boxed && y < up->h; y++)
             for (int x = 0; x < (y < up->h - 2 ? x0 : up->w); x++)
                 ck_assert_msg(cell_eq(screen_at(up, x, y), screen_at(before, x, y)),
