@@ -410,6 +410,15 @@ int gram_phrase(char *out, size_t cap, const char *tmpl, const gram_arg_t *args,
 
 /* ---- lists ------------------------------------------------------------------------- */
 
+/* a then b after out's len bytes, as far as cap allows: the length the
+ * whole would take. */
+static size_t append(char *out, size_t cap, size_t len, const char *a, const char *b)
+{
+    if (len < cap)
+        snprintf(out + len, cap - len, "%s%s", a, b);
+    return len + strlen(a) + strlen(b);
+}
+
 /* The first k nouns joined ("a, b and c"), "and others" after them when
  * more: the length it takes, written into out as far as cap allows. */
 static size_t list_of(char *out, size_t cap, const gram_noun_t *nouns, int k, int more)
@@ -419,14 +428,9 @@ static size_t list_of(char *out, size_t cap, const gram_noun_t *nouns, int k, in
     for (int i = 0; i < k; i++) {
         char one[WORD_MAX];
         noun_phrase(&nouns[i], OP_A, one, sizeof one);
-        const char *sep = i == 0 ? "" : i == k - 1 && !more ? " and " : ", ";
-        len += (size_t)snprintf(out + (len < cap ? len : cap - 1), len < cap ? cap - len : 1,
-                                "%s%s", sep, one);
+        len = append(out, cap, len, i == 0 ? "" : i == k - 1 && !more ? " and " : ", ", one);
     }
-    if (more)
-        len += (size_t)snprintf(out + (len < cap ? len : cap - 1), len < cap ? cap - len : 1, "%s",
-                                k ? " and others" : "others");
-    return len;
+    return more ? append(out, cap, len, k ? " and " : "", "others") : len;
 }
 
 int gram_list(char *out, size_t cap, const gram_noun_t *nouns, int n, int more)

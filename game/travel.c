@@ -196,7 +196,8 @@ static void say_seen(game_t *g, keep_fn keep)
     static const char FRAME[] = "You see .";
     gram_noun_t nouns[SEEN_KINDS];
     int more, n = seen_nouns(g, keep, nouns, &more);
-    char list[MSG_WIDTH - sizeof MORE_TEXT - sizeof FRAME + 3];
+    /* the line less " --More--" and the frame (sizeof counts a NUL), and a NUL */
+    char list[MSG_WIDTH - (sizeof MORE_TEXT - 1) - (sizeof FRAME - 1) + 1];
     if (n && gram_list(list, sizeof list, nouns, n, more) > 0)
         msg_add(g, "You see %s.", list);
 }
