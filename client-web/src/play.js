@@ -5,10 +5,15 @@ import { showNotice } from './notice.js';
 const status = document.getElementById('status');
 const watchers = document.getElementById('watchers');
 const chatOn = document.getElementById('chat-on');
+// /play/ID is a hosted game (NetHack, Crawl): its arrows are h j k l, and
+// on a phone its terminal is the 80x24 it lays out for; /play/daily is Warren's
+const warrens = ['/play/warren', '/play/daily'];
+const hosted = /^\/play\/./.test(location.pathname) && !warrens.includes(location.pathname);
 let t = null;
 const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o));
 
 t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { // /play or /play/GAME
+  programSize: hosted,
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {
     if (chat.onMessage(m)) return;
@@ -31,8 +36,5 @@ t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { /
   },
 });
 chatOn.addEventListener('change', () => t.sendJson({ t: 'chat_off', off: !chatOn.checked }));
-// /play/ID is a hosted game (NetHack, Crawl): its arrows are h j k l; /play/daily is Warren's
-const warrens = ['/play/warren', '/play/daily'];
-const hosted = /^\/play\/./.test(location.pathname) && !warrens.includes(location.pathname);
 keyRow(document.getElementById('keys'), t, { viKeys: hosted });
 window.warren = t; // tests read the terminal buffer through this

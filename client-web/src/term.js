@@ -25,6 +25,10 @@ export { wsUrl };
 // font between MIN_FONT and MAX_FONT (at least 80x24, at most about 160
 // columns); a watcher's is the game's size (setGameSize) at the largest
 // font that fits, centred.
+// opts.programSize: a hosted program's terminal (NetHack, Crawl lay out
+// for 80x24 and leave the rest blank): on a screen where 80x24 do not fit
+// at the starting font (a phone) it is exactly 80x24, as large as fits,
+// and the page gets the class `fitted` (the key row takes the rest).
 export function openTerminal(el, path, opts = {}) {
   const term = new Terminal({
     cursorBlink: !opts.readOnly,
@@ -56,19 +60,29 @@ export function openTerminal(el, path, opts = {}) {
     for (let d = cellsAt(f + 1); f < MAX_FONT && d.cols >= w && d.rows >= h; d = cellsAt(f + 1)) f++;
     return f;
   };
+  const fitSize = (w, h) => {
+    term.options.fontSize = fontFor(w, h);
+    if (term.cols !== w || term.rows !== h) term.resize(w, h);
+  };
+  // Fits the terminal to el; true when it is a program's size on a small
+  // screen (el may then shrink to it).
   const fitTerm = () => {
     if (game) {
-      term.options.fontSize = fontFor(game[0], game[1]);
-      if (term.cols !== game[0] || term.rows !== game[1]) term.resize(game[0], game[1]);
-      return;
+      fitSize(game[0], game[1]);
+      return false;
     }
     const at = cellsAt(FONT);
+    if (opts.programSize && (at.cols < MIN_COLS || at.rows < MIN_ROWS)) {
+      fitSize(MIN_COLS, MIN_ROWS);
+      return true;
+    }
     // small screens (phones): shrink until 80x24 fit; big ones: grow past 160 columns
     let f = at.cols < MIN_COLS || at.rows < MIN_ROWS ? fontFor(MIN_COLS, MIN_ROWS)
       : at.cols > MAX_COLS ? Math.min(fontFor(MIN_COLS, MIN_ROWS), clampFont(FONT * at.cols / MAX_COLS))
         : FONT;
     term.options.fontSize = f;
     fit.fit();
+    return false;
   };
   // The cells are whole pixels of a font, so a box between two font sizes,
   // or one that changed since the fit, may leave the screen a little too
@@ -80,7 +94,21 @@ export function openTerminal(el, path, opts = {}) {
     const s = Math.min(1, el.clientWidth / scr.offsetWidth, el.clientHeight / scr.offsetHeight);
     if (s > 0 && s < 1) term.element.style.transform = `scale(${s})`;
   };
-  const refit = () => { fitTerm(); scaleToBox(); };
+  // Measured in the page's own layout each time (synchronously: no frame
+  // shows it), then a program's terminal on a small screen gets a box of
+  // its height, so what is below it (the key row) takes the rest.
+  const refit = () => {
+    document.body.classList.remove('fitted');
+    el.style.height = '';
+    if (fitTerm()) {
+      const scr = el.querySelector('.xterm-screen');
+      if (scr && scr.offsetHeight > 0 && scr.offsetHeight < el.clientHeight) {
+        el.style.height = `${scr.offsetHeight}px`;
+        document.body.classList.add('fitted');
+      }
+    }
+    scaleToBox();
+  };
   refit();
 
   let ws = null;

@@ -2,7 +2,8 @@
 (tests/web/phone.mjs) against the real daemon and Debian's NetHack:
 /play/nethack, /play and /watch at 360x640 and 390x844, portrait and
 landscape, show every row of the game inside what the phone shows (the
-message line on top, the status lines at the bottom), and the on-screen
+message line on top, the status lines at the bottom), NetHack at the 80x24
+it lays out for with the key row below it taking the rest, and the on-screen
 Esc, Ctrl and arrow keys reach NetHack and Warren's own game. The
 screenshots stay in the test's directory."""
 
@@ -71,6 +72,18 @@ def test_phone_shows_every_row_and_its_keys_reach_the_game(nethack, clients, tmp
             g = out[what][size]
             assert g["keys"] and g["keys"]["shown"], (what, size, g["keys"])
             assert g["keys"]["top"] >= g["box"][1] + g["box"][3] - 0.5, (what, size, g)
+
+    # NetHack lays out 80x24 and leaves the rest blank: on a phone its
+    # terminal is that, as wide as the screen in portrait, its status lines
+    # at the bottom of the terminal's box, and the key row takes the rest
+    for size in SIZES:
+        g = out["play"][size]
+        assert (g["cols"], g["rows"]) == (80, 24), (size, g["cols"], g["rows"])
+        top, height = g["box"][1], g["box"][3]
+        assert row_with(g, "Dlvl:1")["bottom"] >= top + 0.85 * height, (size, g["box"])
+        if size in ("390x844", "360x640"):
+            assert g["screen"][0] >= 0.9 * g["view"]["right"], (size, g["screen"])
+            assert g["keys"]["bottom"] - g["keys"]["top"] >= 90, (size, g["keys"])
 
     # the on-screen keys reach NetHack: arrows walk (never its menus),
     # Ctrl then x is its ^X (attributes), Esc closes that again

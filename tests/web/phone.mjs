@@ -49,7 +49,9 @@ const rows = (page) => page.evaluate(() => {
     return { i, top: rc.top, bottom: rc.bottom, left: rc.left, right,
       visible: inside(view) && inside(box), text: b.getLine(i)?.translateToString(true) ?? '' };
   });
+  const scr = document.querySelector('#term .xterm-screen').getBoundingClientRect();
   return { cols: t.cols, rows: t.rows, font: t.options.fontSize, view, rowList: r,
+    screen: [scr.width, scr.height],
     box: [box.left, box.top, box.width, box.height],
     keys: (() => { const k = document.getElementById('keys'); if (!k) return null;
       const kr = k.getBoundingClientRect();
