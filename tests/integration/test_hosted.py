@@ -10,14 +10,16 @@ import pwd
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
 
+import pyte
 import pytest
 
-from harness import (ARTIFACTS, LEAVE, PREFIX, WS, Daemon, Web, browser_script, program,
-                     unique_name)
+from harness import (ARTIFACTS, LEAVE, PREFIX, WS, Daemon, Screen, Web, browser_script,
+                     program, unique_name)
 
 NETHACK = pathlib.Path("/usr/games/nethack")
 if not NETHACK.exists():  # a missing game fails the run: these tests are never skipped
@@ -252,6 +254,70 @@ def test_resize_goes_to_the_program(nethack, clients):
     t.send("q")
     t.wait_for("has ended")
 
+
+
+IAC, SB, SE, WILL = 255, 250, 240, 251
+
+
+def naws(w, h):
+    return bytes([IAC, SB, 31, w >> 8, w & 255, h >> 8, h & 255, IAC, SE])
+
+
+class RawTelnet:
+    """A telnet peer that writes its bytes as the test gives them (a key
+    and a window size in one segment), its screen a pyte one of 120x40."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.screen = Screen(120, 40)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = b""
+        self.sock.sendall(bytes([IAC, WILL, 31]) + naws(80, 24))
+
+    def wait_for(self, text, timeout=15):
+        end = time.time() + timeout
+        while text not in "\n".join(self.screen.display) and text.encode() not in self.raw:
+            assert time.time() < end, (text, "\n".join(self.screen.display))
+            self.sock.settimeout(max(0.05, end - time.time()))
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            assert data, (text, "closed")
+            data = data.replace(bytes([IAC, IAC]), b"")  # no 0xff in Warren's output
+            self.raw += data
+            self.stream.feed(data)
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+
+def test_a_program_never_gets_a_size_below_80x24(nethack):
+    """A terminal made smaller than 80x24 (in one segment with the key that
+    starts the game, while its games-per-hour are counted): the program
+    starts at 80x24 all the same, the player told to enlarge the terminal,
+    and gets the size once it is 80x24 or more."""
+    d, _ = nethack
+    name = unique_name("sm")
+    assert Web(d.http).register(name, "correct horse").status == 303
+    t = RawTelnet(d.port)
+    t.wait_for("Your choice")
+    t.send(b"l")
+    t.wait_for("Name:")
+    t.send(name.encode() + b"\r")
+    t.wait_for("Password:")
+    t.send(b"correct horse\r")
+    t.wait_for(name)
+    t.wait_for("Your choice")
+    t.send(toy_key("winsize").encode() + naws(70, 20))
+    t.wait_for("enlarge your terminal")
+    d.wait_log(rf"hosted start user={name} game=winsize", 10)
+    time.sleep(0.5)  # what it printed at its start is drawn once the terminal fits
+    t.send(naws(100, 30))
+    t.wait_for("size 100x30")
+    text = "\n".join(t.screen.display)
+    assert "size 80x24" in text and "size 70x20" not in text, text
+    t.sock.close()
 
 def test_misbehaving_programs_hurt_no_one(nethack, clients):
     d, _ = nethack
