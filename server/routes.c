@@ -62,6 +62,8 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/api/hosted/{id}/replay", .handler = records_hosted_frames, .arg = RECORDS_JSON},
     {CALL, "/hosted/*", .handler = records_bad_game},
     {CALL, "/api/hosted/*", .handler = records_bad_game, .arg = RECORDS_JSON},
+    /* the rest: a page saying there is none, in the site's layout (site.c) */
+    {CALL, "/*", .handler = webgw_not_found},
 };
 
 const size_t WEB_NROUTES = sizeof WEB_ROUTES / sizeof WEB_ROUTES[0];

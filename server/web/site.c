@@ -14,6 +14,9 @@
  * <!--welcome--> and <!--feed--> what lobby_page.h says. Served as plain
  * files (tests/tools/web_harness) the markers are comments.
  *
+ * An address no page has is 404 in the same shell: the header, the
+ * viewer's navigation and a link back to the lobby.
+ *
  * /options: the account options of the telnet options menu (options.h) as
  * a form. Saving stores them and applies them to the account's open
  * browser games at once (telnet connections keep theirs until the next
@@ -331,6 +334,40 @@ int webgw_page(void *ctx, const web_http_t *req)
         lobby_page_refresh(g, template_viewer, t); /* the feed first, then who looks */
     else
         template_viewer(t);
+    return 0;
+}
+
+/* ---- an address with no page ----------------------------------------------------------- */
+
+typedef struct {
+    webgw_t *g;
+    uint64_t id;
+    bool gzip;
+    char here[160];
+} missing_req_t;
+
+static void on_missing_viewer(void *ud, const db_user_t *u)
+{
+    missing_req_t *m = ud;
+    buf_t b;
+    buf_init(&b);
+    webgw_page_open(&b, "Not found", u ? u->name : NULL, m->here, NULL);
+    buf_puts(&b, "<h2>Not found</h2><p>No page of this site is at this address.</p>"
+                 "<p><a href=\"/\">Back to the lobby</a></p>\n");
+    webgw_page_close(&b);
+    webgw_reply_html(m->g, m->id, 404, &b, m->gzip);
+    buf_free(&b);
+    free(m);
+}
+
+int webgw_not_found(void *ctx, const web_http_t *req)
+{
+    missing_req_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return -1; /* web's own plain 404 */
+    *m = (missing_req_t){.g = ctx, .id = req->id, .gzip = req->gzip};
+    web_copy_str(m->here, sizeof m->here, req->path);
+    webgw_viewer(m->g, req->cookie, on_missing_viewer, m);
     return 0;
 }
 

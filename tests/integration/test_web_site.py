@@ -134,6 +134,28 @@ def test_one_navigation_on_every_page(daemon):
                 assert ">Log in</a>" in n and ">Register</a>" in n and "Log out" not in n
 
 
+
+def test_an_address_with_no_page_is_404_in_the_site_layout(daemon):
+    """An address no page has: 404 still, with the viewport meta a phone
+    needs, the site's header and navigation (the viewer's own) and a link
+    back to the lobby; HEAD the same status with no body."""
+    d = daemon
+    tok = web_session(d.http, "Ines", PW)
+    for session in (None, tok):
+        web = Web(d.http, session=session)
+        for path in ("/no/such/page", "/nothing", "/assets-x/a.js?q=1"):
+            status, h, body = web.get(path)
+            assert status == 404 and h["content-type"].startswith("text/html"), (path, status)
+            text = body.decode()
+            assert '<meta name="viewport" content="width=device-width' in text, text[:300]
+            assert '<header><h1><a href="/">Warren</a></h1>' in text, text[:600]
+            assert '<a href="/">Back to the lobby</a>' in text
+            assert ('href="/player/Ines">Ines</a>' in nav(body)) == (session is not None)
+    status, _, body = Web(d.http).request("HEAD", "/no/such/page")
+    assert status == 404 and body == b""
+    status, _, _ = Web(d.http).post("/no/such/page", b"a=1", headers=here(d))
+    assert status == 404
+
 def test_login_returns_to_the_page_that_sent_you(daemon):
     d = daemon
     web_session(d.http, "Olga", PW)
