@@ -47,12 +47,13 @@ typedef struct {
     /* its charge against hosted-max and hosted-per-ip (hostcap.h) */
     budget_slot_t cap;
     /* the section's status pattern (NULL: none) and what it last read,
-     * from the frame numbered status_seq */
+     * from the frame numbered status_seq - 1 (0: none read) */
     statuspat_t *pat;
     uint64_t status_seq, turn;
     int depth;
     /* whether a game began: not yet (a status pattern, no frame matched
-     * yet), yes, or unknown (no pattern, or BEGAN_CHECKS frames did not) */
+     * yet), yes, or unknown (no pattern, or BEGAN_CHECKS frames did not);
+     * frame_read writes it */
     uint8_t began;
     uint16_t began_checks;
 } hostgame_t;
@@ -123,29 +124,6 @@ static void pty_resize(session_t *s, int w, int h)
         hostrec_resize(hg_of(s)->rec, w, h);
 }
 
-static void screen_text_of(const screen_t *scr, buf_t *out);
-
-/* Until the status pattern first matches a frame the program's own
- * screens are up (NetHack's "Shall I pick", Crawl's species): a game that
- * ends then was never begun, so it cannot have been saved. */
-static void began_check(hostgame_t *hg, const screen_t *scr)
-{
-    if (hg->began != BEGAN_NOT_YET)
-        return;
-    if (++hg->began_checks > BEGAN_CHECKS) {
-        hg->began = BEGAN_UNKNOWN;
-        return;
-    }
-    buf_t b;
-    buf_init(&b);
-    screen_text_of(scr, &b);
-    int depth = 0;
-    uint64_t turn = 0;
-    if (!b.failed && statuspat_match(hg->pat, b.data, b.len, &depth, &turn))
-        hg->began = BEGAN_YES;
-    buf_free(&b);
-}
-
 static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
 {
     hostgame_t *hg = hg_of(s);
@@ -161,13 +139,11 @@ static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
     vtgrid_size(g, &w, &h);
     if (scr->w == w && scr->h == h) {
         vtgrid_sync(g, scr, false); /* the rows that changed (vtgrid.h) */
-        began_check(hg, scr);
         return;
     }
     if (!hg->tmp && !(hg->tmp = screen_new(w, h)))
         return;
     vtgrid_sync(g, hg->tmp, false);
-    began_check(hg, hg->tmp);
     screen_blit(scr, hg->tmp);
 }
 
@@ -332,22 +308,37 @@ static void screen_text_of(const screen_t *scr, buf_t *out)
     }
 }
 
+/* The status pattern over the frame last sent (s->sent, drawn from
+ * libvterm's grid; the grid is scratch after it), once per frame: the
+ * depth and turn it finds, and whether a game began. Until the pattern
+ * first matches a frame the program's own screens are up (NetHack's
+ * "Shall I pick", Crawl's species): a game that ends then was never
+ * begun, so it cannot have been saved. */
+static void frame_read(const session_t *s, hostgame_t *hg)
+{
+    if (!hg->pat || !s->sent || hg->status_seq == s->frame_seq + 1)
+        return;
+    hg->status_seq = s->frame_seq + 1;
+    buf_t b; /* not the scratch buffer: a caller of another loop may hold it */
+    buf_init(&b);
+    screen_text_of(s->sent, &b);
+    bool matched = !b.failed && statuspat_match(hg->pat, b.data, b.len, &hg->depth, &hg->turn);
+    buf_free(&b);
+    if (hg->began != BEGAN_NOT_YET)
+        return;
+    if (matched)
+        hg->began = BEGAN_YES;
+    else if (++hg->began_checks >= BEGAN_CHECKS)
+        hg->began = BEGAN_UNKNOWN;
+}
+
 /* Depth and turn as the status pattern finds them on the program's screen
- * (the frame last sent, drawn from libvterm's grid), read again only when
- * a frame went out since; the race and class stay unknown, so this says
- * false. */
+ * (frame_read: read again only when a frame went out since); the race and
+ * class stay unknown, so this says false. */
 static bool pty_status(const session_t *s, session_status_t *st)
 {
     hostgame_t *hg = hg_of(s);
-    if (hg->pat && s->sent && hg->status_seq != s->frame_seq + 1) {
-        buf_t b; /* not the scratch buffer: a caller of another loop may hold it */
-        buf_init(&b);
-        screen_text_of(s->sent, &b); /* the frame last sent (grid is scratch after it) */
-        if (!b.failed)
-            statuspat_match(hg->pat, b.data, b.len, &hg->depth, &hg->turn);
-        buf_free(&b);
-        hg->status_seq = s->frame_seq + 1; /* 0: never read */
-    }
+    frame_read(s, hg);
     st->depth = hg->depth;
     st->turn = hg->turn;
     st->hosted_id = hostrec_id(hg->rec);
@@ -386,8 +377,11 @@ static void on_output(ptyproc_t *p, const char *bytes, size_t len, void *user)
 {
     session_t *s = user;
     (void)p;
-    hg_of(s)->drew = true;
-    hostrec_output(hg_of(s)->rec, bytes, len);
+    hostgame_t *hg = hg_of(s);
+    if (hg->began == BEGAN_NOT_YET) /* the frame before this output's */
+        frame_read(s, hg);
+    hg->drew = true;
+    hostrec_output(hg->rec, bytes, len);
     session_output(s);
 }
 
@@ -434,6 +428,8 @@ static void on_exited(ptyproc_t *p, int status, void *user)
     hostgame_t *hg = hg_of(s);
     log_info("program exited user=%s game=%s pid=%d status=%d", s->user, s->kind,
              (int)ptyproc_pid(p), status);
+    if (hg->began == BEGAN_NOT_YET) /* its last frame */
+        frame_read(s, hg);
     if (hg->stopping)
         session_free(s);
     else if (!gamecfg_xlog_own(hg->cfg) || !xlog_own_read(s, hg))
