@@ -319,6 +319,28 @@ def test_a_program_never_gets_a_size_below_80x24(nethack):
     assert "size 80x24" in text and "size 70x20" not in text, text
     t.sock.close()
 
+
+def test_a_browser_made_smaller_keeps_the_program_at_80x24(nethack):
+    """A browser window made smaller than 80x24 while the program runs:
+    the player is told to enlarge it, the program keeps its size, and gets
+    the next one that fits."""
+    d, _ = nethack
+    r = Web(d.http).register(unique_name("bs"), "correct horse")
+    seen = []
+    shows = shown_in(seen)
+    ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
+    ws.until(shows(b"size 100x40"), timeout=10)
+    time.sleep(0.4)  # the start's size is a while old: the next goes at once
+    ws.text(json.dumps({"t": "resize", "w": 60, "h": 20}))
+    ws.until(shows(b"enlarge"), timeout=10)
+    time.sleep(0.5)
+    ws.text(json.dumps({"t": "resize", "w": 110, "h": 35}))
+    ws.until(shows(b"size 110x35"), timeout=10)
+    text = b"".join(seen)
+    assert b"size 60x" not in text and b"size 80x24" not in text, text[-600:]
+    ws.binary(b"q")
+    ws.close()
+
 def test_misbehaving_programs_hurt_no_one(nethack, clients):
     d, _ = nethack
     other, _ = new_player(d, clients, "ok")
