@@ -81,9 +81,20 @@ def test_phone_shows_every_row_and_its_keys_reach_the_game(nethack, clients, tmp
         assert (g["cols"], g["rows"]) == (80, 24), (size, g["cols"], g["rows"])
         top, height = g["box"][1], g["box"][3]
         assert row_with(g, "Dlvl:1")["bottom"] >= top + 0.85 * height, (size, g["box"])
-        if size in ("390x844", "360x640"):
+        portrait = size in ("390x844", "360x640")
+        if portrait:
             assert g["screen"][0] >= 0.9 * g["view"]["right"], (size, g["screen"])
             assert g["keys"]["bottom"] - g["keys"]["top"] >= 90, (size, g["keys"])
+        # in portrait 80 columns make small letters: the page says how to
+        # get larger ones, between the terminal and the keys
+        turn = g["turn"]
+        assert turn and turn["shown"] == portrait, (size, turn)
+        if portrait:
+            assert "sideways" in turn["text"], turn
+            assert top + height <= turn["top"] and turn["bottom"] <= g["keys"]["top"] + 0.5, \
+                (size, g["box"], turn, g["keys"])
+    for size in SIZES:  # Warren's own game fits any screen: no such hint
+        assert out["warren"][size]["turn"] and not out["warren"][size]["turn"]["shown"], size
 
     # the on-screen keys reach NetHack: arrows walk (never its menus),
     # Ctrl then x is its ^X (attributes), Esc closes that again

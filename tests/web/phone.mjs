@@ -55,7 +55,10 @@ const rows = (page) => page.evaluate(() => {
     box: [box.left, box.top, box.width, box.height],
     keys: (() => { const k = document.getElementById('keys'); if (!k) return null;
       const kr = k.getBoundingClientRect();
-      return { top: kr.top, bottom: kr.bottom, shown: kr.height > 0 && getComputedStyle(k).display !== 'none' }; })() };
+      return { top: kr.top, bottom: kr.bottom, shown: kr.height > 0 && getComputedStyle(k).display !== 'none' }; })(),
+    turn: (() => { const p = document.getElementById('turn'); if (!p) return null;
+      const pr = p.getBoundingClientRect();
+      return { top: pr.top, bottom: pr.bottom, shown: pr.height > 0, text: p.textContent }; })() };
 });
 const settle = async (page) => {
   let last = '';
