@@ -62,7 +62,9 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/api/hosted/{id}/replay", .handler = records_hosted_frames, .arg = RECORDS_JSON},
     {CALL, "/hosted/*", .handler = records_bad_game},
     {CALL, "/api/hosted/*", .handler = records_bad_game, .arg = RECORDS_JSON},
-    /* the rest: a page saying there is none, in the site's layout (site.c) */
+    /* the rest: a page saying there is none, in the site's layout (site.c),
+     * or for the API an error as its other answers give them */
+    {CALL, "/api/*", .handler = webgw_api_not_found},
     {CALL, "/*", .handler = webgw_not_found},
 };
 

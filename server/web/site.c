@@ -371,6 +371,14 @@ int webgw_not_found(void *ctx, const web_http_t *req)
     return 0;
 }
 
+int webgw_api_not_found(void *ctx, const web_http_t *req)
+{
+    static const char body[] = "{\"error\":\"No such address in the API.\"}\n";
+    webgw_t *g = ctx;
+    web_reply(g->web, req->id, 404, "application/json", NULL, body, sizeof body - 1);
+    return 0;
+}
+
 /* ---- replies of account pages ------------------------------------------------------------ */
 
 void webgw_reply_text(webgw_t *g, uint64_t id, int status, const char *msg)

@@ -110,6 +110,8 @@ void webgw_page_close(buf_t *b);
 /* Any address no other row takes (routes.c, last): 404 with the site's
  * header and a link back to the lobby. */
 int webgw_not_found(void *ctx, const web_http_t *req);
+/* An /api/ address no other row takes: 404 with a JSON error. */
+int webgw_api_not_found(void *ctx, const web_http_t *req);
 /* A time as every page shows it: "2026-11-24 11:32 UTC" ("" for 0). */
 void webgw_put_time(buf_t *b, int64_t t);
 /* Answers with b as text/html, gzipped when the client takes it and it is

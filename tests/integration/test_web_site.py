@@ -5,6 +5,7 @@ that sent you (never to another site), /options (the telnet options menu's
 choices) and the password page, times in UTC, score headers, player totals
 that count a live game, terminals that fill the window and readable lobby
 previews."""
+import json
 import re
 import subprocess
 import time
@@ -155,6 +156,11 @@ def test_an_address_with_no_page_is_404_in_the_site_layout(daemon):
     assert status == 404 and body == b""
     status, _, _ = Web(d.http).post("/no/such/page", b"a=1", headers=here(d))
     assert status == 404
+    # the API's own addresses answer as the API does: JSON, not a page
+    for path in ("/api/nothing", "/api/no/such/thing?x=1"):
+        status, h, body = Web(d.http).get(path)
+        assert status == 404 and h["content-type"].startswith("application/json"), (path, h)
+        assert "error" in json.loads(body), body
 
 def test_login_returns_to_the_page_that_sent_you(daemon):
     d = daemon
