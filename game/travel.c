@@ -189,16 +189,22 @@ static int seen_nouns(game_t *g, keep_fn keep, gram_noun_t out[SEEN_KINDS], int 
     return n;
 }
 
-/* "You see a giant newt and 2 jackals.": every monster that stops the
- * walk, on one line with room for --More-- (MSG_WIDTH). */
-static void say_seen(game_t *g, keep_fn keep)
+/* Every monster that stops the walk, on one line with room for --More--
+ * (MSG_WIDTH): "You see a giant newt and 2 jackals.", or at the start of
+ * an exploration "Not with a kobold and a jackal in view." */
+static void say_seen(game_t *g, keep_fn keep, bool start)
 {
-    static const char FRAME[] = "You see .";
+    static const char SEE[] = "You see .", NOT[] = "Not with  in view.";
     gram_noun_t nouns[SEEN_KINDS];
     int more, n = seen_nouns(g, keep, nouns, &more);
-    /* the line less " --More--" and the frame (sizeof counts a NUL), and a NUL */
-    char list[MSG_WIDTH - (sizeof MORE_TEXT - 1) - (sizeof FRAME - 1) + 1];
-    if (n && gram_list(list, sizeof list, nouns, n, more) > 0)
+    /* the line less " --More--" and the longer frame (sizeof counts a NUL), and a NUL */
+    char list[MSG_WIDTH - (sizeof MORE_TEXT - 1) - (sizeof NOT - 1) + 1];
+    _Static_assert(sizeof NOT >= sizeof SEE, "the list fits either frame");
+    if (!n || gram_list(list, sizeof list, nouns, n, more) <= 0)
+        return;
+    if (start)
+        msg_add(g, "Not with %s in view.", list);
+    else
         msg_add(g, "You see %s.", list);
 }
 
@@ -303,10 +309,7 @@ static int travel_step(game_t *g, bool first)
                     : g->run == RUN_EXPLORE ? monster_in_view(g, unaware)
                                             : HANDLE_NONE;
     if (seen) {
-        if (first)
-            creature_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
-        else
-            say_seen(g, lets_walk);
+        say_seen(g, first ? unaware : lets_walk, first);
         return 0;
     }
     size_t n = (size_t)lv->w * (size_t)lv->h;
@@ -439,7 +442,7 @@ static int run_step(game_t *g)
     if (!lv || !p || g->prompt != PROMPT_NONE)
         return 0;
     if (monster_in_view(g, lets_walk)) {
-        say_seen(g, lets_walk);
+        say_seen(g, lets_walk, false);
         return 0;
     }
     int way = dir_index(g->run_dx, g->run_dy);

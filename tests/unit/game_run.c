@@ -178,6 +178,11 @@ START_TEST(a_stop_names_every_monster_in_view)
     key(g, 'L');
     ck_assert_int_eq(player(g)->x, cx - 3);
     ck_assert_str_eq(last_msg(g), "You see a giant newt and 2 jackals.");
+    /* exploring will not start with them in view, and says so of all */
+    uint64_t t0 = g->sched.now;
+    key(g, 'o');
+    ck_assert_uint_eq(g->sched.now, t0);
+    ck_assert_str_eq(last_msg(g), "Not with a giant newt and 2 jackals in view.");
     static const char *const MORE[] = {"kobold", "giant rat", "goblin", "cave spider",
                                        "orc",    "cave bat",  "wolf",   "giant centipede"};
     put_player(g, cx - 4, cy);
