@@ -206,22 +206,56 @@ int msg_more_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* A page of PAGE_ROWS messages, oldest at the top; page 0 the newest. */
-void msg_history_draw(game_t *g, screen_t *s)
+/* A history line: the message's turn and words; its width in cells. */
+static int history_line(const msg_t *m, char *out, size_t n)
+{
+    char one[MSG_LEN + 16];
+    msg_format(m, one, sizeof one);
+    int len = snprintf(out, n, "%5llu  %s", (unsigned long long)m->turn, one);
+    return (int)utf8_chars(out, len < 0 ? 0 : (size_t)len < n ? (size_t)len : n - 1);
+}
+
+/* The title of page `page`; its width in cells. */
+static int history_title(const game_t *g, int page, char *out, size_t n)
 {
     int pages = history_pages(g);
     char keys[64];
-    screen_textf(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
-                 "Message history, page %d of %d (%s)", g->page + 1, pages,
-                 prompt_page_hint(g->page, pages, "older", "newer", keys, sizeof keys));
+    int len = snprintf(out, n, "Message history, page %d of %d (%s)", page + 1, pages,
+                       prompt_page_hint(page, pages, "older", "newer", keys, sizeof keys));
+    return len < 0 ? 0 : (size_t)len < n ? len : (int)n - 1;
+}
+
+int msg_history_width(const game_t *g)
+{
+    char line[MSG_LEN + 48];
+    int w = 0, pages = history_pages(g);
+    /* the three hints (first, middle and last page), each as wide as with
+     * the last page's number */
+    const int at[3] = {0, pages / 2, pages - 1};
+    for (int i = 0; i < 3; i++) {
+        int t = history_title(g, at[i], line, sizeof line) + snprintf(NULL, 0, "%d", pages) -
+                snprintf(NULL, 0, "%d", at[i] + 1);
+        w = t > w ? t : w;
+    }
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
+    for (uint32_t i = g->nmsg - kept; i < g->nmsg; i++) {
+        int n = history_line(msg_at(g, i), line, sizeof line);
+        w = n > w ? n : w;
+    }
+    return w;
+}
+
+/* A page of PAGE_ROWS messages, oldest at the top; page 0 the newest. */
+void msg_history_draw(game_t *g, screen_t *s)
+{
+    char line[MSG_LEN + 48];
+    history_title(g, g->page, line, sizeof line);
+    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, line);
     uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG, back = (uint32_t)g->page * PAGE_ROWS;
     uint32_t end = g->nmsg - (back < kept ? back : kept), first = g->nmsg - kept;
     uint32_t start = end - first > PAGE_ROWS ? end - PAGE_ROWS : first;
     for (uint32_t i = start; i < end; i++) {
-        const msg_t *m = msg_at(g, i);
-        char one[MSG_LEN + 16];
-        msg_format(m, one, sizeof one);
-        screen_textf(s, 0, 2 + (int)(i - start), STYLE_DEFAULT, "%5llu  %s",
-                     (unsigned long long)m->turn, one);
+        history_line(msg_at(g, i), line, sizeof line);
+        screen_text(s, 0, 2 + (int)(i - start), STYLE_DEFAULT, line);
     }
 }

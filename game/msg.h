@@ -56,5 +56,7 @@ int msg_history(game_t *g);
 int msg_more_key(game_t *g, key_event_t k);
 int msg_history_key(game_t *g, key_event_t k);
 void msg_history_draw(game_t *g, screen_t *s);
+/* The history's widest line over all its pages, title included. */
+int msg_history_width(const game_t *g);
 
 #endif

@@ -61,8 +61,8 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_NONE, 0, cmd_key, NULL},
     {PROMPT_QUIT, 0, cmd_quit_key, cmd_quit_draw},
     {PROMPT_MORE, PF_PAGING, msg_more_key, NULL}, /* the message line shows --More-- */
-    /* the history fills the screen: its pages differ in width, a box would jump */
-    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN, msg_history_key, msg_history_draw},
+    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN | PF_LIST, msg_history_key, msg_history_draw,
+     msg_history_width},
     {PROMPT_RACE, PF_SCREEN, chargen_race_key, chargen_draw},
     {PROMPT_CLASS, PF_SCREEN, chargen_class_key, chargen_draw},
     {PROMPT_LEVELUP, PF_SCREEN, chargen_levelup_key, chargen_levelup_draw},

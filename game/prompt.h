@@ -53,6 +53,9 @@ typedef struct {
     int (*key)(game_t *g, key_event_t k);
     /* Its screen (PF_SCREEN), or its part over the map; NULL: nothing. */
     void (*draw)(game_t *g, screen_t *s);
+    /* A PF_LIST's box width on every page, so that paging does not move
+     * it (NULL: each page's own widest line). */
+    int (*width)(const game_t *g);
 } prompt_t;
 
 /* Paged screens (help, history) show PAGE_ROWS rows a page whatever the

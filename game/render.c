@@ -957,7 +957,8 @@ static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t 
  * blank grid, then put over the map's right side in a box as wide as its
  * widest line and as tall as its lines (NetHack's menus sit the same way):
  * the map stays up round it, so opening and closing a list rewrites the
- * box, not the screen. */
+ * box, not the screen. A paged list's box keeps one width on every page
+ * (prompt_t's width). */
 static bool list_onto(game_t *g, screen_t *t, const prompt_t *pr)
 {
     if (!pr)
@@ -984,10 +985,11 @@ static void list_extent(const screen_t *t, int *w, int *h)
  * under it where that leaves the status and help lines alone. False when
  * the box is as wide as s or reaches those lines: the caller then draws
  * the list as it always was. */
-static bool list_box(screen_t *s, const screen_t *t)
+static bool list_box(screen_t *s, const screen_t *t, int min_w)
 {
     int w, h;
     list_extent(t, &w, &h);
+    w = min_w > w && min_w < s->w ? min_w : w;
     int x0 = s->w - w - 1, rows = h + 1 <= s->h - 2 ? h + 1 : h;
     if (x0 < 0 || h > s->h - 2)
         return false;
@@ -1008,7 +1010,8 @@ static bool list_box(screen_t *s, const screen_t *t)
 static bool draw_list(game_t *g, screen_t *s, const prompt_t *pr)
 {
     screen_t *t = screen_new(s->w, s->h);
-    bool up = t ? list_onto(g, t, pr) : false, boxed = up && list_box(s, t);
+    int min_w = pr && pr->width ? pr->width(g) : 0;
+    bool up = t ? list_onto(g, t, pr) : false, boxed = up && list_box(s, t, min_w);
     screen_free(t);
     if (!t || (up && !boxed)) {
         if (pr)
