@@ -1150,7 +1150,7 @@ typedef struct {
     int16_t e[SCREEN_MAX_H]; /* the span ends here (exclusive); w: nothing kept right of it */
 } shift_t;
 
-static void em_shift_row(em_t *e, const shift_t *sh, int y);
+static void em_shift_ops(em_t *e, int k, int s, int end, int y);
 
 /* One frame from a terminal holding acells (a's cells, or their scrolled
  * copy after sc) to b, its rows top down or (up) bottom up; changed[y]: row
@@ -1180,13 +1180,16 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
               {0}};
     if (sc)
         em_scroll(&e, sc);
+    /* every row's shift first, with the default pen: the rows drawn after
+     * them keep the pen from one row to the next */
+    for (int y = 0; sh && y < b->h; y++)
+        if (sh->s[y] >= 0)
+            em_shift_ops(&e, sh->k, sh->s[y], sh->e[y], y);
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
     for (int i = 0; i < b->h; i++) {
         int y = up ? b->h - 1 - i : i;
         const cell_t *arow = acells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
         bool shifted = sh && sh->s[y] >= 0;
-        if (shifted)
-            em_shift_row(&e, sh, y);
         bool moved = shifted || (sc && y >= sc->top && y <= sc->bot);
         if (moved ? memcmp(arow, brow, rowb) == 0 : !changed[y])
             continue;
@@ -1303,8 +1306,6 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
 
 /* A frame shorter than this has too little to save to look for a shift. */
 #define SHIFT_MIN_BYTES 256
-/* What one DCH or ICH with its move costs, in cells it must save. */
-#define SHIFT_OP_CELLS  6
 
 /* The terminal's DCH (n > 0) or ICH (n < 0) of |n| cells at column at,
  * on row r of width w: the rest of the row moves, blanks come in. */
@@ -1404,13 +1405,78 @@ static bool shift_region(const screen_t *a, const screen_t *b, const bool *chang
     return true;
 }
 
+/* Row y's operations that shift span [s, end) by k: each a move to its
+ * column and CSI n P or CSI n @, with the default pen (the blanks that
+ * come in take the pen's colours). */
+static void em_shift_ops(em_t *e, int k, int s, int end, int y)
+{
+    int at[2], n[2], c = shift_ops(k, s, end, e->w, at, n);
+    if (e->pen != PEN_DEFAULT)
+        em_pen(e, PEN_DEFAULT);
+    for (int i = 0; i < c; i++) {
+        char seq[16];
+        em_move(e, at[i], y);
+        em_raw(e, seq,
+               (size_t)(put_csi_n(seq, (unsigned)(n[i] > 0 ? n[i] : -n[i]), n[i] > 0 ? 'P' : '@') -
+                        seq));
+    }
+}
+
+/* Trial runs of one row's bytes, to choose its shift by what it costs on
+ * the wire rather than by cells: a row of grass and scattered trees
+ * differs from its unshifted self in few cells, each a move and a glyph,
+ * and from its shifted self in the columns that came in, which REP draws
+ * in a few bytes. */
+typedef struct {
+    const ansi_profile_t *p;
+    buf_t out, scratch;
+    sgr_memo_t memo[SGR_MEMOS];
+} row_trial_t;
+
+/* Bytes that draw brow over arow on row y of width w, and the shift of
+ * span [s, end) by k before (s < 0: none): the shift from the place of
+ * the row above's (diff_frame shifts all rows first), the cells from the
+ * default pen and a cursor at an unknown column of the row above (where
+ * a frame's rows leave it); -1 when out of memory. */
+static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cell_t *brow, int k,
+                     int s, int end)
+{
+    uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
+    buf_reset(&t->out);
+    em_t e = {.out = &t->out,
+              .scratch = &t->scratch,
+              .w = w,
+              .cx = -1,
+              .cy = y - 1,
+              .pen = PEN_DEFAULT,
+              .rep = t->p->rep && t->p->utf8,
+              .esc_vert = scrolls(t->p),
+              .memo = t->memo};
+    if (s >= 0) {
+        int at[2], n[2];
+        shift_ops(k, s, end, w, at, n);
+        e.cx = y > 0 ? at[0] : -1;
+        em_shift_ops(&e, k, s, end, y);
+        e.cx = -1, e.cy = y - 1; /* the cells: as if the row had no shift */
+    }
+    int lo = 0, hi = w - 1;
+    while (lo < hi && cell_same(&arow[lo], &brow[lo]))
+        lo++;
+    while (hi > lo && cell_same(&arow[hi], &brow[hi]))
+        hi--;
+    if (!cell_same(&arow[lo], &brow[lo]))
+        encode_row(&e, t->p, y, arow, brow, lo, hi, ra, rb);
+    return t->out.failed ? -1 : (int)t->out.len;
+}
+
 /* Whether row y shifts by sh->k and over which span (sh->s[y], sh->e[y]):
- * the choice that leaves the fewest cells to draw, each operation counted
- * as SHIFT_OP_CELLS. The span starts at the first changed cell and ends
- * at the row's end, where the row's unchanged right part begins, or after
- * the last cell the shift brings back.
+ * the choice of the fewest bytes (row_bytes). The span starts at the
+ * first changed cell or at the row's start (ops at column 0 go down the
+ * rows by LF); it ends at the row's end, where the row's unchanged right
+ * part begins, or after the last cell the shift brings back.
  * row (a's) becomes the row as the terminal then holds it. */
-static void shift_plan_row(shift_t *sh, int y, cell_t *row, const cell_t *brow, int w)
+static void shift_plan_row(row_trial_t *t, shift_t *sh, int y, cell_t *row, const cell_t *brow,
+                           int w)
 {
     int k = sh->k, m = k > 0 ? k : -k, lo = 0, hi = w - 1;
     cell_t arow[SCREEN_MAX_W], tmp[SCREEN_MAX_W];
@@ -1424,52 +1490,47 @@ static void shift_plan_row(shift_t *sh, int y, cell_t *row, const cell_t *brow, 
     for (int x = 0; x < w; x++)
         if (x + k >= 0 && x + k < w && !cell_blank(&brow[x]) && cell_same(&brow[x], &arow[x + k]))
             last = x;
-    int best = row_cost(arow, brow, w), ends[3] = {w, k > 0 ? hi + 1 - k : hi + 1, last + 1};
-    for (int i = 0; i < 3; i++) {
-        int e = ends[i];
-        if (lo + m >= w || (i && (e >= w || e - m <= lo)) || !shift_ops_safe(k, lo, e, w))
-            continue;
-        shift_apply(arow, w, k, lo, e, tmp);
-        int cost = row_cost(tmp, brow, w) + SHIFT_OP_CELLS * (1 + (i > 0));
-        if (cost < best) {
-            best = cost;
-            sh->s[y] = (int16_t)lo, sh->e[y] = (int16_t)e;
-            memcpy(row, tmp, sizeof(cell_t) * (size_t)w);
+    int best = row_bytes(t, y, w, arow, brow, k, -1, 0);
+    int ends[3] = {w, k > 0 ? hi + 1 - k : hi + 1, last + 1}, starts[2] = {lo, 0};
+    for (int j = 0; j < (lo ? 2 : 1); j++)
+        for (int i = 0; i < 3 && best >= 0; i++) {
+            int s = starts[j], e = ends[i];
+            if (s + m >= w || (i && (e >= w || e - m <= s)) || !shift_ops_safe(k, s, e, w))
+                continue;
+            shift_apply(arow, w, k, s, e, tmp);
+            int cost = row_bytes(t, y, w, tmp, brow, k, s, e);
+            if (cost >= 0 && cost < best) {
+                best = cost;
+                sh->s[y] = (int16_t)s, sh->e[y] = (int16_t)e;
+                memcpy(row, tmp, sizeof(cell_t) * (size_t)w);
+            }
         }
-    }
-}
-
-/* Row y's operations: each a move to its column and CSI n P or CSI n @,
- * with the default pen (the blanks that come in take the pen's colours). */
-static void em_shift_row(em_t *e, const shift_t *sh, int y)
-{
-    int at[2], n[2], c = shift_ops(sh->k, sh->s[y], sh->e[y], e->w, at, n);
-    if (e->pen != PEN_DEFAULT)
-        em_pen(e, PEN_DEFAULT);
-    for (int i = 0; i < c; i++) {
-        char seq[16];
-        em_move(e, at[i], y);
-        em_raw(e, seq,
-               (size_t)(put_csi_n(seq, (unsigned)(n[i] > 0 ? n[i] : -n[i]), n[i] > 0 ? 'P' : '@') -
-                        seq));
-    }
 }
 
 /* Plans every changed row's shift (on rows a vertical move sc brought
  * back: against its scrolled copy, acells) into sh, the rows as the
  * terminal then holds them into acells. Returns how many rows shift. */
-static int shift_plan(shift_t *sh, const screen_t *a, const screen_t *b, const bool *changed,
-                      const scroll_t *sc, cell_t *acells)
+static int shift_plan(const ansi_profile_t *p, shift_t *sh, const screen_t *a, const screen_t *b,
+                      const bool *changed, const scroll_t *sc, cell_t *acells)
 {
     size_t w = (size_t)a->w;
     int rows = 0;
+    row_trial_t *t = malloc(sizeof *t);
+    if (!t)
+        return 0;
+    t->p = p;
+    buf_init(&t->out);
+    buf_init(&t->scratch);
     for (int y = 0; y < b->h; y++) {
         sh->s[y] = -1;
         bool moved = sc && y >= sc->top && y <= sc->bot;
         if (changed[y] || (moved && memcmp(acells + y * w, b->cells + y * w, w * sizeof(cell_t))))
-            shift_plan_row(sh, y, acells + y * w, b->cells + y * w, a->w);
+            shift_plan_row(t, sh, y, acells + y * w, b->cells + y * w, a->w);
         rows += sh->s[y] >= 0;
     }
+    buf_free(&t->out);
+    buf_free(&t->scratch);
+    free(t);
     return rows;
 }
 
@@ -1492,7 +1553,7 @@ static void diff_try_shift(const ansi_profile_t *p, const screen_t *a, const scr
             scroll_cells(a, &sc, moved);
         else
             memcpy(moved, a->cells, sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
-        if (shift_plan(sh, a, b, changed, vert ? &sc : NULL, moved) > 0) {
+        if (shift_plan(p, sh, a, b, changed, vert ? &sc : NULL, moved) > 0) {
             buf_t alt;
             buf_init(&alt);
             diff_frame(p, a, moved, b, changed, vert ? &sc : NULL, sh, false, &alt);

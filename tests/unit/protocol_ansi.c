@@ -4,6 +4,7 @@
 #include <check.h>
 #include <string.h>
 #include "ansi.h"
+#include "hosted/vtgrid.h"
 
 static const ansi_profile_t P256 = {ANSI_COLORS_256, true, false, false, false};
 
@@ -831,6 +832,96 @@ START_TEST(pre_tests_skip_only_searches_that_find_nothing)
 }
 END_TEST
 
+/* A field of grass and scattered trees (the town's), rows 1-21 of an
+ * 80x24 screen; cell (x, y) of the field at column x + ox. */
+static void field(screen_t *s, int ox, int oy)
+{
+    const style_t green = {2, SCREEN_DEFAULT_COLOR, 0};
+    for (int y = 1; y <= 21; y++)
+        for (int x = 0; x < s->w; x++) {
+            unsigned h = (unsigned)(x + ox) * 2654435761u ^ (unsigned)(y + oy) * 40503u;
+            screen_put(s, x, y, (h >> 7) % 17 ? '"' : 0x2663, green);
+        }
+    screen_text(s, 0, 22, STYLE_DEFAULT, "Adventurer the dwarf fighter  XL 1");
+}
+
+/* keyframe(a) + diff(a, b) played through libvterm shows b exactly. */
+static void ck_assert_plays(const ansi_profile_t *prof, const screen_t *a, const screen_t *b,
+                            const buf_t *diff)
+{
+    vtgrid_t *g = vtgrid_new(a->w, a->h, NULL, NULL);
+    screen_t *shown = screen_new(a->w, a->h);
+    buf_t key;
+    buf_init(&key);
+    ansi_keyframe(prof, a, &key);
+    vtgrid_write(g, key.data, key.len);
+    vtgrid_write(g, diff->data, diff->len);
+    vtgrid_sync(g, shown, true);
+    for (int i = 0; i < b->w * b->h; i++)
+        ck_assert_msg(cell_eq(&shown->cells[i], &b->cells[i]), "cell %d,%d", i % b->w, i / b->w);
+    ck_assert(!b->cur_visible || (shown->cur_x == b->cur_x && shown->cur_y == b->cur_y));
+    buf_free(&key);
+    screen_free(shown);
+    vtgrid_free(g);
+}
+
+/* A view that slid 20 columns over such a field (the town's view when
+ * the player crosses it): with REP, every row of the field is shifted by
+ * DCH or ICH, though each differs from its unshifted self in fewer cells
+ * than came in (a tree moves, and a move and a glyph draw it, where REP
+ * draws the columns that came in in a few bytes); without REP, rows where
+ * that is fewer bytes. The shifts all go first, so that the rows drawn
+ * after them keep their pen from row to row. */
+START_TEST(sideways_field_shifts_every_row_first)
+{
+    ansi_profile_t profs[2];
+    ansi_profile_for_term(&profs[0], "xterm-256color");
+    ansi_profile_for_term(&profs[1], "tmux-256color");
+    for (int i = 0; i < 4; i++) {
+        int k = i % 2 ? -20 : 20;
+        const ansi_profile_t *prof = &profs[i / 2];
+        pair_t p = pair_new(80, 24);
+        field(p.b, k > 0 ? 0 : 20, 0);
+        pair_commit(&p);
+        field(p.b, k > 0 ? 20 : 0, 0);
+        screen_cursor(p.b, 40, 12, true);
+        ansi_diff(prof, p.a, p.b, &p.out);
+        const char *op = k > 0 ? "\033[20P" : "\033[20@";
+        const char *at = p.out.data, *end = p.out.data + p.out.len, *last = NULL;
+        int ops = 0;
+        for (const char *f; (f = memmem(at, (size_t)(end - at), op, 5)); at = f + 5)
+            ops++, last = f;
+        ck_assert_msg(prof->rep ? ops == 21 : ops > 10, "case %d: %d rows shifted", i, ops);
+        const char *glyph = memchr(p.out.data, '"', p.out.len);
+        ck_assert_ptr_nonnull(glyph);
+        ck_assert(last < glyph);
+        ck_assert_plays(prof, p.a, p.b, &p.out);
+        pair_free(&p);
+    }
+}
+END_TEST
+
+/* The same field moved 20 columns and 3 rows at once: the rows scroll
+ * in a region, shift, and what came in is drawn; libvterm shows the
+ * result exactly. */
+START_TEST(field_moved_both_ways_plays_exactly)
+{
+    ansi_profile_t prof;
+    ansi_profile_for_term(&prof, "xterm-256color");
+    for (int i = 0; i < 4; i++) {
+        int k = i % 2 ? -20 : 20, dy = i / 2 ? -3 : 3;
+        pair_t p = pair_new(80, 24);
+        field(p.b, k > 0 ? 0 : 20, dy > 0 ? 0 : 3);
+        pair_commit(&p);
+        field(p.b, k > 0 ? 20 : 0, dy > 0 ? 3 : 0);
+        ansi_diff(&prof, p.a, p.b, &p.out);
+        ck_assert_ptr_nonnull(memmem(p.out.data, p.out.len, k > 0 ? "\033[20P" : "\033[20@", 5));
+        ck_assert_plays(&prof, p.a, p.b, &p.out);
+        pair_free(&p);
+    }
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
@@ -861,6 +952,8 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, few_dirty_rows_read_only_those_of_the_old_grid);
     tcase_add_test(t, runs_of_a_glyph_are_repeated);
     tcase_add_test(t, pre_tests_skip_only_searches_that_find_nothing);
+    tcase_add_test(t, sideways_field_shifts_every_row_first);
+    tcase_add_test(t, field_moved_both_ways_plays_exactly);
     suite_add_tcase(s, t);
     TCase *k = tcase_create("keyframe");
     tcase_add_test(k, keyframe_of_blank_grid);
