@@ -326,11 +326,7 @@ def test_a_browser_made_smaller_keeps_the_program_at_80x24(nethack):
     the next one that fits."""
     d, _ = nethack
     r = Web(d.http).register(unique_name("bs"), "correct horse")
-    seen = []
-    shows = shown_in(seen)
-    ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
-    ws.until(shows(b"size 100x40"), timeout=10)
-    time.sleep(0.4)  # the start's size is a while old: the next goes at once
+    ws, shows, seen = winsize_at_100x40(d, r.session)
     ws.text(json.dumps({"t": "resize", "w": 60, "h": 20}))
     ws.until(shows(b"enlarge"), timeout=10)
     time.sleep(0.5)
@@ -722,6 +718,18 @@ def shown_in(seen):
     return shows
 
 
+def winsize_at_100x40(d, session):
+    """A browser playing ptytoy winsize at 100x40 since a while (the next
+    size goes to the program at once): its websocket, shows() and the
+    frames read so far."""
+    seen = []
+    shows = shown_in(seen)
+    ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=session, timeout=10)
+    ws.until(shows(b"size 100x40"), timeout=10)
+    time.sleep(0.4)  # the start's size is a while old: the next goes at once
+    return ws, shows, seen
+
+
 def test_browser_size_from_the_address(nethack):
     """/ws/play/ID?w=COLS&h=ROWS (the page's size, as term.js asks): the
     program starts at it and is brought back at it, never at 80x24 for a
@@ -756,11 +764,7 @@ def test_a_burst_of_resizes_reaches_the_program_as_its_last(nethack):
     never reach it (Crawl aborts on a shrink and a grow close together)."""
     d, _ = nethack
     r = Web(d.http).register(unique_name("wb"), "correct horse")
-    seen = []
-    shows = shown_in(seen)
-    ws = WS(d.http, "/ws/play/winsize?w=100&h=40", session=r.session, timeout=10)
-    ws.until(shows(b"size 100x40"), timeout=10)
-    time.sleep(0.4)  # the start's size is a while old: the next goes at once
+    ws, shows, seen = winsize_at_100x40(d, r.session)
     began = time.time()
     for w, h in ((90, 30), (120, 45), (85, 26), (110, 35)):
         ws.text(json.dumps({"t": "resize", "w": w, "h": h}))
