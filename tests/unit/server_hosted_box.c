@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "hosted/boxfilter.h"
 #include "hosted/diskheld.h"
+#include "hosted/diskreq.h"
 #include "hosted/playerfs.h"
 #include "hosted/spawnd.h"
 #include "hosted/spawner.h"
@@ -669,6 +670,86 @@ START_TEST(files_held_by_a_mapping_alone_are_counted)
 }
 END_TEST
 
+/* ---- the disk measurer's requests -------------------------------------------------- */
+
+/* Two games' users: the first switched to (root's spawner), the second not. */
+static const spawner_user_t REQ_USERS[2] = {{.ok = true, .sw = true, .uid = 1234, .gid = 2345},
+                                            {.ok = true}};
+
+static diskreq_t good_request(void)
+{
+    diskreq_t q;
+    diskreq_make(&q, 7, 3, DISKREQ_ORPHANS, 0, 4321, &REQ_USERS[0], "Player_1-x");
+    q.watched[0] = 99;
+    q.nwatched = 1;
+    return q;
+}
+
+/* q refused, with err saying why (the text expected in it). */
+static void refused(const void *q, size_t n, const char *why)
+{
+    diskreq_t out;
+    char err[120] = "";
+    ck_assert_int_eq(diskreq_parse(q, n, REQ_USERS, 2, &out, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, why), "%s: not %s", err, why);
+}
+
+START_TEST(disk_requests_round_trip)
+{
+    diskreq_t q = good_request(), out;
+    char err[120] = "";
+    ck_assert_int_eq(diskreq_parse(&q, sizeof q, REQ_USERS, 2, &out, err, sizeof err), 0);
+    ck_assert_mem_eq(&q, &out, sizeof q);
+    ck_assert_str_eq(out.dir, "Player_1-x");
+    ck_assert_int_eq(out.pid, 4321);
+    diskreq_make(&q, 1, 0, 0, 1, 2, &REQ_USERS[1], "a"); /* not switched: ids 0 */
+    ck_assert_int_eq(diskreq_parse(&q, sizeof q, REQ_USERS, 2, &out, err, sizeof err), 0);
+}
+END_TEST
+
+START_TEST(bad_disk_requests_are_refused_with_a_reason)
+{
+    diskreq_t q = good_request();
+    unsigned char big[sizeof q + 1] = {0};
+    memcpy(big, &q, sizeof q);
+    refused(&q, sizeof q - 1, "not 592");
+    refused(big, sizeof big, "of 593 bytes");
+    refused(&q, 0, "of 0 bytes");
+    static const struct {
+        size_t at, size;
+        int64_t value;
+        const char *why;
+    } BAD[] = {
+        {offsetof(diskreq_t, flags), 4, 2, "unknown flags"},
+        {offsetof(diskreq_t, game), 4, 2, "no such game"},
+        {offsetof(diskreq_t, game), 4, -1, "no such game"},
+        {offsetof(diskreq_t, pid), 4, 1, "not a program's pid"},
+        {offsetof(diskreq_t, pid), 4, -5, "not a program's pid"},
+        {offsetof(diskreq_t, uid), 4, 0, "not the game's user"},
+        {offsetof(diskreq_t, gid), 4, 0, "not the game's user"},
+        {offsetof(diskreq_t, sw), 4, 0, "not the game's user"},
+        {offsetof(diskreq_t, sw), 4, 3, "not the game's user"},
+        {offsetof(diskreq_t, dir), 1, 0, "not a directory name"},
+        {offsetof(diskreq_t, dir), 1, '.', "not a directory name"},
+        {offsetof(diskreq_t, dir) + 3, 1, '/', "not a directory name"},
+        {offsetof(diskreq_t, dir) + 12, 1, 'x', "not a directory name"}, /* after its NUL */
+        {offsetof(diskreq_t, nwatched), 4, 65, "too many directories watched"},
+        {offsetof(diskreq_t, nwatched), 4, -1, "too many directories watched"},
+        {offsetof(diskreq_t, nwatched), 4, 0, "bytes past the fields"}, /* watched[0] set */
+        {offsetof(diskreq_t, watched) + 8, 8, 5, "bytes past the fields"},
+        {offsetof(diskreq_t, zero) + 10, 1, 1, "bytes past the fields"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        diskreq_t b = good_request();
+        memcpy((char *)&b + BAD[i].at, &BAD[i].value, BAD[i].size); /* little-endian */
+        refused(&b, sizeof b, BAD[i].why);
+    }
+    diskreq_t full = good_request(); /* a name filling its field has no NUL */
+    memset(full.dir, 'a', sizeof full.dir);
+    refused(&full, sizeof full, "not a directory name");
+}
+END_TEST
+
 Suite *suite_server_hosted_box(void)
 {
     Suite *s = suite_create("server.hosted_box");
@@ -685,6 +766,8 @@ Suite *suite_server_hosted_box(void)
     tcase_add_test(t, a_start_without_a_compiled_filter_is_refused);
     tcase_add_test(t, files_held_open_with_no_name_are_counted_once);
     tcase_add_test(t, files_held_by_a_mapping_alone_are_counted);
+    tcase_add_test(t, disk_requests_round_trip);
+    tcase_add_test(t, bad_disk_requests_are_refused_with_a_reason);
     suite_add_tcase(s, t);
     return s;
 }
