@@ -7,7 +7,7 @@
  * the same), one table of its children found by pid, and the killing of
  * what they leave behind (spawner.h). Nothing on a player's files is done
  * in this process: the running games' disk measurements too are a
- * child's (spawndisk.h). */
+ * child's, the measurer's (spawndisk.h). */
 #include "spawnd.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -215,7 +215,7 @@ static int kill_orphans(spawnd_t *d)
     int n = children(d, pids, KIDS_MAX * 2), killed = 0;
     for (int i = 0; i < n; i++) {
         pid_t sid;
-        if (kid_find(d, pids[i]) || pids[i] == spawndisk_batch_pid(&d->disk) ||
+        if (kid_find(d, pids[i]) || pids[i] == spawndisk_meter_pid(&d->disk) ||
             !session_of(pids[i], &sid))
             continue;
         if (program_find(d, sid))
@@ -799,7 +799,7 @@ static handler_fn *const HANDLERS[SPAWNMSG_TYPES] = {
 static void begin_end(spawnd_t *d)
 {
     d->eof = true;
-    spawndisk_free(&d->disk); /* measured no more: a batch at work is killed */
+    spawndisk_free(&d->disk); /* measured no more: the measurer is killed */
     uint64_t last = now_ms();
     kid_t *k;
     LIST_FOREACH(k, &d->kids, link)
@@ -999,7 +999,7 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
         struct pollfd p[2 + STARTS_MAX + JOBS_MAX + 2];
         int ns = d.nstarts, nj = d.njobs, n = poll_set(&d, p);
         p[n] = (struct pollfd){spawndisk_fd(&d.disk), POLLIN, 0}; /* last: the starts' stay */
-        p[n + 1] = (struct pollfd){spawndisk_batch_fd(&d.disk), POLLIN, 0};
+        p[n + 1] = (struct pollfd){spawndisk_meter_fd(&d.disk), POLLIN, 0};
         int r = poll(p, (nfds_t)n + 2, next_timeout(&d));
         if (r > 0 && p[n].revents)
             spawndisk_events(&d.disk, now_ms());

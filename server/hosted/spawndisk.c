@@ -9,19 +9,22 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "diskheld.h"
+#include "diskreq.h"
 #include "log.h"
 #include "spawnd.h"
 
 #define WDS_MAX SPAWNDISK_WATCH_MAX /* new watches one report carries */
+_Static_assert(DISKREQ_WATCH_MAX == SPAWNDISK_WATCH_MAX, "a request carries a game's watches");
 
-/* What a batch's child sends for one game, one message. */
+/* What the measurer answers for one game, one message. */
 typedef struct spawndisk_report {
-    int i;         /* its place in the batch */
-    bool ok, full; /* measured (else err); the kernel refused a watch */
+    uint32_t batch, i; /* the request's */
+    bool ok, full;     /* measured (else err); the kernel refused a watch */
     diskuse_t use;
     char err[200];
     int nwds;
@@ -36,7 +39,7 @@ typedef struct spawndisk_report {
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs)
 {
-    *dk = (spawndisk_t){.cfg = cfg, .fs = fs, .batch_fd = -1};
+    *dk = (spawndisk_t){.cfg = cfg, .fs = fs, .meter_fd = -1};
     LIST_INIT(&dk->games);
     hmap_init(&dk->by_wd);
     dk->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -49,12 +52,13 @@ void spawndisk_free(spawndisk_t *dk)
 {
     while (!LIST_EMPTY(&dk->games))
         spawndisk_forget(dk, LIST_FIRST(&dk->games));
-    if (dk->batch > 0)
-        kill(dk->batch, SIGKILL); /* its zombie is the caller's to reap */
-    if (dk->batch_fd >= 0)
-        close(dk->batch_fd);
-    dk->batch = 0;
-    dk->batch_fd = -1;
+    if (dk->meter > 0)
+        kill(dk->meter, SIGKILL); /* its zombie is the caller's to reap */
+    if (dk->meter_fd >= 0)
+        close(dk->meter_fd);
+    dk->meter = 0;
+    dk->meter_fd = -1;
+    dk->nin = dk->sent = dk->got = 0;
     hmap_fini(&dk->by_wd);
     if (dk->ifd >= 0)
         close(dk->ifd);
@@ -77,11 +81,15 @@ static spawndisk_wd_t *wd_find(spawndisk_t *dk, int wd)
     return NULL;
 }
 
-/* Whether g watches the directory of inode ino already. */
-static bool watched(const spawndisk_game_t *g, ino_t ino)
+/* In the measurer: whether the game of request q watches the directory
+ * of inode ino already, or its walk began to (r). */
+static bool watched(const diskreq_t *q, const report_t *r, ino_t ino)
 {
-    for (const spawndisk_wd_t *w = g->wds; w; w = w->next)
-        if (w->ino == ino)
+    for (uint32_t i = 0; i < q->nwatched; i++)
+        if (q->watched[i] == (uint64_t)ino)
+            return true;
+    for (int i = 0; i < r->nwds; i++)
+        if (r->wds[i].ino == ino)
             return true;
     return false;
 }
@@ -96,7 +104,7 @@ static bool watches_full(const spawndisk_game_t *g, int more)
     return n >= SPAWNDISK_WATCH_MAX;
 }
 
-/* In a batch's child: a directory the walk of dk->walking passes (open
+/* In the measurer: a directory the walk of dk->walking passes (open
  * as fd) is watched from now on, once (a walk that passes it again
  * costs an fstat), and its watch told in the game's report; up to
  * SPAWNDISK_WATCH_MAX a game: the kernel's watches are root's, shared
@@ -105,11 +113,11 @@ static bool watches_full(const spawndisk_game_t *g, int more)
 static void watch_dir(int fd, void *ud)
 {
     spawndisk_t *dk = ud;
-    spawndisk_game_t *g = dk->walking;
+    const diskreq_t *q = dk->walking;
     report_t *r = dk->report;
     struct stat st;
-    if (!g || !r || dk->ifd < 0 || watches_full(g, r->nwds) || fstat(fd, &st) < 0 ||
-        watched(g, st.st_ino))
+    if (!q || !r || dk->ifd < 0 || q->nwatched + (uint32_t)r->nwds >= SPAWNDISK_WATCH_MAX ||
+        fstat(fd, &st) < 0 || watched(q, r, st.st_ino))
         return;
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd); /* the directory itself */
@@ -172,8 +180,9 @@ static playerfs_user_t user_of(const spawndisk_t *dk, int game)
 }
 
 /* Measured up to stop times the caps (a cap of 0 never stops); the
- * directories passed watched for the running game run (NULL: none). */
-static int measure(spawndisk_t *dk, int game, const char *dir, spawndisk_game_t *run, uint64_t stop,
+ * directories passed watched for the running game asked of by run (NULL:
+ * none). */
+static int measure(spawndisk_t *dk, int game, const char *dir, const diskreq_t *run, uint64_t stop,
                    diskuse_t *use, char *err, size_t errlen)
 {
     const gamecfg_t *g = game_of(dk, game);
@@ -233,9 +242,16 @@ void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g)
 {
     if (!g->watched)
         return;
-    for (int i = 0; i < dk->nin; i++) /* its report, if it comes, is dropped */
-        if (dk->in[i] == g)
+    for (int i = 0; i < dk->nin; i++) /* asked: its report, when it comes, is dropped */
+        if (dk->in[i] == g && i < dk->sent)
             dk->in[i] = NULL;
+        else if (dk->in[i] == g) { /* not asked yet: never will be */
+            memmove(&dk->in[i], &dk->in[i + 1], (size_t)(dk->nin - i - 1) * sizeof dk->in[0]);
+            dk->nin--;
+            break;
+        }
+    if (dk->nin && dk->got == dk->nin)
+        dk->nin = dk->sent = dk->got = 0; /* the batch is over */
     while (g->wds) {
         inotify_rm_watch(dk->ifd, g->wds->wd);
         wd_drop(dk, g, g->wds);
@@ -287,13 +303,16 @@ void spawndisk_events(spawndisk_t *dk, uint64_t now)
 uint64_t spawndisk_next(const spawndisk_t *dk)
 {
     uint64_t due = 0;
-    if (dk->batch) /* nothing more is measured until it is over */
+    if (dk->nin) /* nothing more is measured until the batch is over */
         return dk->batch_end;
     const spawndisk_game_t *g;
     LIST_FOREACH(g, &dk->games, link)
     if (!g->dead && (!due || g->due < due))
         due = g->due;
-    return due && due < dk->next_batch ? dk->next_batch : due;
+    uint64_t start = dk->meter ? 0 : dk->meter_at + SPAWNDISK_RESTART_MS;
+    if (due && due < dk->next_batch)
+        due = dk->next_batch;
+    return due && dk->meter_at && due < start ? start : due;
 }
 
 /* Past half a cap: measured more often. */
@@ -349,9 +368,11 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
     dg->dead = hard;
 }
 
-/* In a batch's child, with the game's user's ids (whose change took every
+/* ---- the measurer ---------------------------------------------------------------------- */
+
+/* In the measurer, with the game's user's ids (whose change took every
  * capability out of the effective set): CAP_CHECKPOINT_RESTORE alone
- * raised again, when the spawner kept it, for the links of the files its
+ * raised again, when it has it, for the links of the files its
  * processes map (diskheld.h); without it those count as unseen. Root's
  * ids, taken back, bring the others. */
 static void raise_map_files(void)
@@ -366,23 +387,24 @@ static void raise_map_files(void)
         cap_free(c);
 }
 
-/* In a batch's child: the ids the game's processes are looked at with,
- * the game's user's as the effective ones, when the spawner switches
- * (root): the owner of its box's user namespace may read what its
- * processes hold; the real and saved ids stay, to come back. 0 or -1. */
-static int as_owner(const spawner_user_t *u)
+/* In the measurer: the ids the game's processes are looked at with, the
+ * game's user's as the effective ones, when the spawner switches (root):
+ * the owner of its box's user namespace may read what its processes
+ * hold; the real and saved ids stay root's, to come back (and so that no
+ * game's user may trace or signal the measurer meanwhile). 0 or -1. */
+static int as_owner(const diskreq_t *q)
 {
-    if (!u->sw)
+    if (!q->sw)
         return 0;
-    if (setresgid((gid_t)-1, u->gid, (gid_t)-1) < 0 || setresuid((uid_t)-1, u->uid, (uid_t)-1) < 0)
+    if (setresgid((gid_t)-1, q->gid, (gid_t)-1) < 0 || setresuid((uid_t)-1, q->uid, (uid_t)-1) < 0)
         return -1;
     raise_map_files();
     return 0;
 }
 
-static int as_spawner(const spawner_user_t *u)
+static int as_spawner(const diskreq_t *q)
 {
-    if (!u->sw)
+    if (!q->sw)
         return 0;
     return setresuid((uid_t)-1, getuid(), (uid_t)-1) < 0 ||
                    setresgid((gid_t)-1, getgid(), (gid_t)-1) < 0
@@ -390,58 +412,184 @@ static int as_spawner(const spawner_user_t *u)
                : 0;
 }
 
-/* In a batch's child: the games' orphans (spawner's children that lead
- * no session), looked up once a batch. */
+/* In the measurer: the games' orphans (spawner's children that lead no
+ * session), looked up again at the first request of a batch. */
 typedef struct {
     diskheld_orphan_t of[DISKHELD_ORPHANS_MAX];
     int n;
 } orphans_t;
 
-/* In a batch's child: the files dg's processes hold open with no name
- * (diskheld.h) added to use. */
-static void add_held(spawndisk_t *dk, const spawndisk_game_t *dg, const orphans_t *o,
-                     diskuse_t *use)
+/* In the measurer: the files the processes of q's game hold open with
+ * no name (diskheld.h) added to use. */
+static void add_held(spawndisk_t *dk, const diskreq_t *q, const orphans_t *o, diskuse_t *use)
 {
-    const spawner_user_t *u = &dk->cfg->users[dg->game];
     diskheld_t h = {.unseen = true};
     pid_t more[DISKHELD_ORPHANS_MAX];
     int nmore = 0;
     for (int i = 0; i < o->n; i++)
-        if (o->of[i].sid == dg->pid)
+        if (o->of[i].sid == q->pid)
             more[nmore++] = o->of[i].pid;
     struct stat games; /* the file system a mapped file counts on */
-    if (fstat(dk->fs->games_fd, &games) == 0 && as_owner(u) == 0)
-        diskheld_measure(dg->pid, !game_of(dk, dg->game)->network, more, nmore, games.st_dev, &h);
-    if (as_spawner(u) < 0) /* this child cannot go on measuring others */
+    if (fstat(dk->fs->games_fd, &games) == 0 && as_owner(q) == 0)
+        diskheld_measure(q->pid, !game_of(dk, q->game)->network, more, nmore, games.st_dev, &h);
+    if (as_spawner(q) < 0) /* it cannot go on measuring others: the spawner starts another */
         _exit(1);
     use->bytes += h.bytes;
     use->held = h.bytes;
     use->unseen = use->unseen || h.unseen;
 }
 
-/* The batch's child: each game measured and reported on out, in turn. */
-static void __attribute__((noreturn)) batch_run(spawndisk_t *dk, int out)
+/* In the measurer: the capabilities measuring needs, of those the
+ * spawner kept, and no others (none to signal, own or change files):
+ * switching ids, reaching the players' directories, following the links
+ * of the files a game maps. */
+static void meter_caps(void)
 {
-    int keep[] = {out, dk->ifd, dk->fs->games_fd};
+    static const cap_value_t KEEP[] = {CAP_SETUID, CAP_SETGID, CAP_DAC_OVERRIDE,
+                                       CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE};
+    cap_value_t have[sizeof KEEP / sizeof KEEP[0]];
+    int n = 0;
+    cap_t now = cap_get_proc(), c = cap_init();
+    for (size_t i = 0; now && i < sizeof KEEP / sizeof KEEP[0]; i++) {
+        cap_flag_value_t v = CAP_CLEAR;
+        if (cap_get_flag(now, KEEP[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+            have[n++] = KEEP[i];
+    }
+    if (!now || !c || (n && cap_set_flag(c, CAP_PERMITTED, n, have, CAP_SET) < 0) ||
+        (n && cap_set_flag(c, CAP_EFFECTIVE, n, have, CAP_SET) < 0) || cap_set_proc(c) < 0)
+        _exit(1); /* more than it needs: not measuring with it */
+    cap_free(now);
+    cap_free(c);
+}
+
+/* In the measurer: the answer to one request of n bytes in buf. */
+static void meter_one(spawndisk_t *dk, const void *buf, size_t n, orphans_t *orphans, report_t *r)
+{
+    diskreq_t q;
+    if (diskreq_parse(buf, n, dk->cfg->users, dk->cfg->games->n, &q, r->err, sizeof r->err) < 0) {
+        if (n >= offsetof(diskreq_t, flags)) /* its numbers, for the spawner to match */
+            memcpy(&r->batch, (const char *)buf + offsetof(diskreq_t, batch), 2 * sizeof r->batch);
+        return;
+    }
+    r->batch = q.batch;
+    r->i = q.i;
+    if (q.flags & DISKREQ_ORPHANS) {
+        orphans->n = 0;
+        for (int g = 0; g < dk->cfg->games->n && !orphans->n; g++)
+            if (game_of(dk, g)->network) /* a box's orphans are its own, in the box */
+                orphans->n = diskheld_orphans(getppid(), orphans->of, DISKHELD_ORPHANS_MAX);
+    }
+    r->ok = measure(dk, q.game, q.dir, &q, 2, &r->use, r->err, sizeof r->err) == 0;
+    dk->walking = NULL;
+    if (r->ok)
+        add_held(dk, &q, orphans, &r->use);
+}
+
+/* The measurer: requests read from fd and answered, one at a time, until
+ * the spawner closes its end or dies. */
+static void __attribute__((noreturn)) meter_run(spawndisk_t *dk, int fd, pid_t spawner)
+{
+    int keep[] = {fd, dk->ifd, dk->fs->games_fd};
     spawnexec_close_all_but(keep, sizeof keep / sizeof keep[0]);
+    prctl(PR_SET_NAME, "warren-measurer");
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != spawner ||
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        _exit(1);
+    if (geteuid() == 0)
+        meter_caps();
     static orphans_t orphans; /* the games' without a box only: theirs is the box's */
-    bool host = false;
-    for (int i = 0; i < dk->nin; i++)
-        host = host || game_of(dk, dk->in[i]->game)->network;
-    if (host)
-        orphans.n = diskheld_orphans(getppid(), orphans.of, DISKHELD_ORPHANS_MAX);
-    for (int i = 0; i < dk->nin; i++) {
-        spawndisk_game_t *dg = dk->in[i];
-        report_t r = {.i = i};
+    for (;;) {
+        unsigned char buf[DISKREQ_SIZE + 1]; /* one more: a longer request is seen as such */
+        ssize_t n = recv(fd, buf, sizeof buf, MSG_TRUNC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            _exit(n == 0 ? 0 : 1);
+        report_t r = {0};
         dk->report = &r;
-        r.ok = measure(dk, dg->game, dg->dir, dg, 2, &r.use, r.err, sizeof r.err) == 0;
-        if (r.ok)
-            add_held(dk, dg, &orphans, &r.use);
+        meter_one(dk, buf, (size_t)n, &orphans, &r);
+        dk->report = NULL;
         size_t len = offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0];
-        if (send(out, &r, len, MSG_NOSIGNAL) != (ssize_t)len)
+        if (send(fd, &r, len, MSG_NOSIGNAL) != (ssize_t)len)
             _exit(1);
     }
-    _exit(0);
+}
+
+/* A new measurer, with a socket of its own: 0, or -1 (said in the log;
+ * tried again at the next batch). */
+static int meter_start(spawndisk_t *dk, uint64_t now)
+{
+    int sv[2];
+    pid_t self = getpid();
+    dk->meter_at = now;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        log_warn("spawner: cannot start the disk measurer: socketpair: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        meter_run(dk, sv[1], self);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        log_warn("spawner: cannot start the disk measurer: fork: %s", strerror(errno));
+        close(sv[0]);
+        return -1;
+    }
+    dk->meter = pid;
+    dk->meter_fd = sv[0];
+    log_info("spawner: disk measurer pid=%d started", (int)pid);
+    return 0;
+}
+
+/* The measurer is gone (why: it ended, it answered wrong, or it was
+ * late, killed): the game it was at (its first unanswered) measured
+ * alone from now on, those after it due now, for a new measurer. */
+static void meter_lost(spawndisk_t *dk, uint64_t now, const char *why, bool late)
+{
+    spawndisk_game_t *dg = dk->got < dk->nin ? dk->in[dk->got] : NULL;
+    kill(dk->meter, SIGKILL); /* its zombie is the spawner's reap's */
+    close(dk->meter_fd);
+    log_warn("spawner: disk measurer pid=%d %s: a new one takes over", (int)dk->meter, why);
+    if (dg) {
+        dg->stuck = true;
+        dg->due = tick(now + SPAWNDISK_STUCK_MS);
+        char what[80] = "its measurer ended at it";
+        if (late)
+            snprintf(what, sizeof what, "no answer in %d ms (a file system that hangs?)",
+                     SPAWNDISK_LATE_MS);
+        log_warn("spawner: disk of game=%s dir=%s: %s: measured alone every %d s",
+                 game_of(dk, dg->game)->id, dg->dir, what, SPAWNDISK_STUCK_MS / 1000);
+    }
+    for (int i = dk->got + 1; i < dk->nin; i++)
+        if (dk->in[i])
+            dk->in[i]->due = now;
+    dk->meter = 0;
+    dk->meter_fd = -1;
+    dk->nin = dk->sent = dk->got = 0;
+}
+
+/* As many of the batch's games asked as the window lets: 0, or -1
+ * when the measurer cannot be written to (it is gone). */
+static int ask(spawndisk_t *dk)
+{
+    while (dk->sent < dk->nin && dk->sent - dk->got < SPAWNDISK_WINDOW) {
+        const spawndisk_game_t *dg = dk->in[dk->sent];
+        diskreq_t q;
+        uint32_t flags = dk->sent ? 0 : DISKREQ_ORPHANS;
+        diskreq_make(&q, dk->batch, (uint32_t)dk->sent, flags, dg->game, dg->pid,
+                     &dk->cfg->users[dg->game], dg->dir);
+        for (const spawndisk_wd_t *w = dg->wds; w && q.nwatched < DISKREQ_WATCH_MAX; w = w->next)
+            q.watched[q.nwatched++] = (uint64_t)w->ino;
+        ssize_t n = send(dk->meter_fd, &q, sizeof q, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0; /* asked when an answer makes room */
+        if (n != (ssize_t)sizeof q)
+            return -1;
+        dk->sent++;
+    }
+    return 0;
 }
 
 /* The games due into dk->in: the first stuck one (stuck), or up to
@@ -449,7 +597,7 @@ static void __attribute__((noreturn)) batch_run(spawndisk_t *dk, int out)
 static void batch_pick(spawndisk_t *dk, uint64_t now, bool stuck)
 {
     spawndisk_game_t *dg;
-    dk->nin = dk->got = 0;
+    dk->nin = dk->sent = dk->got = 0;
     LIST_FOREACH(dg, &dk->games, link)
     {
         if (dk->nin == (stuck ? 1 : SPAWNDISK_BATCH))
@@ -462,75 +610,66 @@ static void batch_pick(spawndisk_t *dk, uint64_t now, bool stuck)
     }
 }
 
-/* The games due (SPAWNDISK_BATCH at most; a stuck one alone) into a
- * batch, measured by a child of its own. */
+static bool any_due(const spawndisk_t *dk, uint64_t now)
+{
+    const spawndisk_game_t *dg;
+    LIST_FOREACH(dg, &dk->games, link)
+    if (!dg->dead && dg->due <= now)
+        return true;
+    return false;
+}
+
+/* The games due (SPAWNDISK_BATCH at most; a stuck one alone) asked of
+ * the measurer, started first when there is none. */
 static void batch_start(spawndisk_t *dk, uint64_t now)
 {
-    int sv[2];
+    if (!any_due(dk, now) || dk->fs->games_fd < 0)
+        return;
+    if (!dk->meter && (now < dk->meter_at + SPAWNDISK_RESTART_MS && dk->meter_at))
+        return;
+    if (!dk->meter && meter_start(dk, now) < 0)
+        return;
     batch_pick(dk, now, true); /* a stuck one due first, alone */
     if (!dk->nin)
         batch_pick(dk, now, false);
-    if (!dk->nin || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    if (!dk->nin)
         return;
-    pid_t pid = fork();
-    if (pid == 0)
-        batch_run(dk, sv[1]);
-    close(sv[1]);
-    if (pid < 0) {
-        log_warn("spawner: cannot measure the games' directories: fork: %s", strerror(errno));
-        close(sv[0]);
-        return;
-    }
-    dk->batch = pid;
-    dk->batch_fd = sv[0];
+    dk->batch++;
     dk->batch_end = now + SPAWNDISK_LATE_MS;
-    dk->next_batch = now + SPAWNDISK_FORK_MS;
+    dk->next_batch = now + SPAWNDISK_PACE_MS;
+    if (ask(dk) < 0)
+        meter_lost(dk, now, "cannot be asked", false);
 }
 
-/* The batch is over: all told, its child ended early, or (late) it is
- * killed, the game it was measuring marked stuck, those after it due. */
-static void batch_over(spawndisk_t *dk, uint64_t now, bool late)
+int spawndisk_meter_fd(const spawndisk_t *dk)
 {
-    spawndisk_game_t *dg = late && dk->got < dk->nin ? dk->in[dk->got] : NULL;
-    if (late)
-        kill(dk->batch, SIGKILL); /* its zombie is the spawner's reap's */
-    if (dg) {
-        dg->stuck = true;
-        dg->due = tick(now + SPAWNDISK_STUCK_MS);
-        log_warn("spawner: disk of game=%s dir=%s: no answer in %d ms (a file system that "
-                 "hangs?): measured alone every %d s",
-                 game_of(dk, dg->game)->id, dg->dir, SPAWNDISK_LATE_MS, SPAWNDISK_STUCK_MS / 1000);
-    }
-    for (int i = dk->got + 1; late && i < dk->nin; i++)
-        if (dk->in[i])
-            dk->in[i]->due = now;
-    close(dk->batch_fd);
-    dk->batch_fd = -1;
-    dk->batch = 0;
-    dk->nin = dk->got = 0;
+    return dk->meter_fd;
 }
 
-int spawndisk_batch_fd(const spawndisk_t *dk)
+pid_t spawndisk_meter_pid(const spawndisk_t *dk)
 {
-    return dk->batch_fd;
+    return dk->meter;
 }
 
-pid_t spawndisk_batch_pid(const spawndisk_t *dk)
+/* Whether n bytes of r are an answer to the next request unanswered. */
+static bool answer_ok(const spawndisk_t *dk, const report_t *r, ssize_t n)
 {
-    return dk->batch;
+    return n >= (ssize_t)offsetof(report_t, wds) && dk->got < dk->sent && r->batch == dk->batch &&
+           r->i == (uint32_t)dk->got && r->nwds >= 0 && r->nwds <= WDS_MAX &&
+           (size_t)n >= offsetof(report_t, wds) + (size_t)r->nwds * sizeof r->wds[0];
 }
 
 void spawndisk_reports(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud)
 {
     report_t r;
     ssize_t n;
-    while (dk->batch && (n = recv(dk->batch_fd, &r, sizeof r, MSG_DONTWAIT)) != 0) {
+    while (dk->meter && (n = recv(dk->meter_fd, &r, sizeof r, MSG_DONTWAIT)) != 0) {
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
-        if (n < (ssize_t)offsetof(report_t, wds) || r.i != dk->got || r.nwds < 0 ||
-            r.nwds > WDS_MAX ||
-            (size_t)n < offsetof(report_t, wds) + (size_t)r.nwds * sizeof r.wds[0])
-            break;
+        if (!answer_ok(dk, &r, n)) {
+            meter_lost(dk, now, n < 0 ? strerror(errno) : "answered out of turn", false);
+            return;
+        }
         spawndisk_game_t *dg = dk->in[dk->got++];
         dk->batch_end = now + SPAWNDISK_LATE_MS; /* each game has its time */
         dk->watch_full |= r.full;
@@ -538,16 +677,20 @@ void spawndisk_reports(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud
         if (dg)
             judge(dk, dg, &r, now, fn, ud);
         if (dk->got == dk->nin)
-            break;
+            dk->nin = dk->sent = dk->got = 0; /* the batch is over */
+        else if (ask(dk) < 0)
+            meter_lost(dk, now, "cannot be asked", false);
     }
-    if (dk->batch)
-        batch_over(dk, now, false);
+    if (dk->meter)
+        meter_lost(dk, now, "ended", false);
 }
 
 void spawndisk_run(spawndisk_t *dk, uint64_t now)
 {
-    if (dk->batch && now >= dk->batch_end)
-        batch_over(dk, now, true);
-    if (!dk->batch && now >= dk->next_batch)
+    char why[64];
+    snprintf(why, sizeof why, "gave no answer in %d ms: killed", SPAWNDISK_LATE_MS);
+    if (dk->nin && now >= dk->batch_end)
+        meter_lost(dk, now, why, true);
+    if (!dk->nin && now >= dk->next_batch)
         batch_start(dk, now);
 }

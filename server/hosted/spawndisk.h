@@ -17,11 +17,23 @@
  * more is measured every SPAWNDISK_NEAR_MS instead), so a program that writes is measured as it
  * writes while an idle one costs only its periodic measurement, which
  * catches what inotify does not see (writes through a shared mapping).
- * The measurements are made by a child of the spawner's, a batch of
- * games at a time, which reports each game's as it goes: a directory
- * that hangs (a dead network mount) holds that child, killed after
- * SPAWNDISK_LATE_MS, never the spawner; that game is then measured alone
- * every SPAWNDISK_STUCK_MS until its directory answers again.
+ * The measurements are made by the measurer, one long-lived child of
+ * the spawner's ("warren-measurer", started with the first game to
+ * measure), asked over a socket pair one fixed-size request a game
+ * (diskreq.h, each field checked before it acts: a bad one is answered
+ * with an error), SPAWNDISK_WINDOW at a time, a batch of games in turn,
+ * and answering each as it goes. Its real and saved ids stay root's and
+ * it is not dumpable, so no game's user can trace or signal it, though it
+ * takes that user's effective ids for each game's processes (and back);
+ * it keeps only the capabilities measuring needs (switching ids,
+ * reaching the players' directories, CAP_CHECKPOINT_RESTORE) and dies
+ * with the spawner. A directory that hangs (a dead network mount) holds
+ * the measurer, killed after SPAWNDISK_LATE_MS without an answer, never
+ * the spawner; that game is then measured alone every SPAWNDISK_STUCK_MS
+ * until its directory answers again, and so is the game a measurer was
+ * at when it ended; the games it had not answered yet are measured again
+ * at once by a new measurer, started at most every SPAWNDISK_RESTART_MS
+ * (with a line in the log each time).
  * When the kernel's inotify watches run out, the periodic measurement
  * is all there is (logged once). Over a cap, the spawner hangs it up (SIGHUP, SIGKILL after
  * hangup-timeout) and tells warrend why; at twice a cap (a program
@@ -30,7 +42,7 @@
  * measurement costs at most that many entries' fstatat. At most
  * SPAWNDISK_BATCH games are measured in one batch, the rest in the
  * next, while the spawner serves its requests; a batch starts at most
- * every SPAWNDISK_FORK_MS (each costs a fork of the spawner); periodic
+ * every SPAWNDISK_PACE_MS; periodic
  * ones fall on ticks of SPAWNDISK_TICK_MS, so the loop wakes for them at
  * most that often however many games run. */
 #ifndef WARREN_SPAWNDISK_H
@@ -44,15 +56,17 @@
 #include "playerfs.h"
 #include "spawner.h"
 
-#define SPAWNDISK_EVERY_MS  2000  /* a game's directory is measured this often */
-#define SPAWNDISK_NEAR_MS   250   /* ... past half a cap, or hung up */
-#define SPAWNDISK_GAP_MS    100   /* ... after a change inotify saw, at most this often */
-#define SPAWNDISK_TICK_MS   250   /* periodic measurements fall on these ticks */
-#define SPAWNDISK_BATCH     256   /* games measured in one batch (one child) */
-#define SPAWNDISK_FORK_MS   100   /* batches start at most this often (a fork each) */
-#define SPAWNDISK_WATCH_MAX 64    /* directories a game has watched (inotify) at most */
-#define SPAWNDISK_LATE_MS   1000  /* a batch's child taking longer is killed */
-#define SPAWNDISK_STUCK_MS  10000 /* a game whose directory did not answer: alone, this often */
+#define SPAWNDISK_EVERY_MS   2000  /* a game's directory is measured this often */
+#define SPAWNDISK_NEAR_MS    250   /* ... past half a cap, or hung up */
+#define SPAWNDISK_GAP_MS     100   /* ... after a change inotify saw, at most this often */
+#define SPAWNDISK_TICK_MS    250   /* periodic measurements fall on these ticks */
+#define SPAWNDISK_BATCH      256   /* games measured in one batch */
+#define SPAWNDISK_WINDOW     16    /* requests the measurer has unanswered at most */
+#define SPAWNDISK_PACE_MS    100   /* batches start at most this often */
+#define SPAWNDISK_RESTART_MS 1000  /* a measurer is started at most this often */
+#define SPAWNDISK_WATCH_MAX  64    /* directories a game has watched (inotify) at most */
+#define SPAWNDISK_LATE_MS    1000  /* a measurer silent this long is killed */
+#define SPAWNDISK_STUCK_MS   10000 /* a game whose directory did not answer: alone, this often */
 
 /* A directory watched (inotify), found by its watch descriptor. */
 typedef struct spawndisk_wd {
@@ -80,20 +94,23 @@ typedef struct spawndisk_game {
 } spawndisk_game_t;
 
 typedef struct {
-    const spawner_cfg_t *cfg;              /* borrowed */
-    const playerfs_t *fs;                  /* borrowed: games-dir, open once a game started */
-    LIST_HEAD(, spawndisk_game) games;     /* the games watched (borrowed) */
-    int ifd;                               /* inotify, non-blocking; -1 without */
-    hmap_t by_wd;                          /* spawndisk_wd_t */
-    bool watch_full;                       /* the kernel refused a watch: said once */
-    spawndisk_game_t *walking;             /* the game whose walk adds watches */
-    pid_t batch;                           /* the child measuring a batch; 0: none */
-    int batch_fd;                          /* its reports' end, -1: none */
-    uint64_t batch_end;                    /* when it is killed if it reports no more by then */
-    uint64_t next_batch;                   /* the next may start then */
-    spawndisk_game_t *in[SPAWNDISK_BATCH]; /* its games (NULL: forgotten since) */
-    int nin, got;                          /* how many, how many reported */
-    struct spawndisk_report *report;       /* in the batch's child: the one being made */
+    const spawner_cfg_t *cfg;          /* borrowed */
+    const playerfs_t *fs;              /* borrowed: games-dir, open once a game started */
+    LIST_HEAD(, spawndisk_game) games; /* the games watched (borrowed) */
+    int ifd;                           /* inotify, non-blocking; -1 without */
+    hmap_t by_wd;                      /* spawndisk_wd_t */
+    bool watch_full;                   /* the kernel refused a watch: said once */
+    pid_t meter;                       /* the measurer; 0: none */
+    int meter_fd;                      /* its socket, -1: none */
+    uint64_t meter_at;                 /* when the last one was started */
+    uint32_t batch;                    /* the batch at work's number */
+    uint64_t batch_end;                /* the measurer is killed if it answers no more by then */
+    uint64_t next_batch;               /* the next may start then */
+    spawndisk_game_t *in[SPAWNDISK_BATCH]; /* its games (NULL: forgotten since asked) */
+    int nin, sent, got;                    /* how many, how many asked, how many answered */
+    /* In the measurer only: the request at work and its answer. */
+    const struct diskreq *walking;
+    struct spawndisk_report *report;
 } spawndisk_t;
 
 /* What the spawner does to a game over a cap: hang it up or kill it
@@ -107,7 +124,8 @@ typedef bool spawndisk_fn(void *ud, pid_t pid, spawndisk_act_t act, const char *
                           const char *what);
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs);
-/* Forgets every game still watched (their records stay their owner's). */
+/* Forgets every game still watched (their records stay their owner's);
+ * the measurer is killed (its zombie is the caller's to reap). */
 void spawndisk_free(spawndisk_t *dk);
 /* The inotify descriptor to poll for reading (-1: none), and what to do
  * when it is readable: the games changed are measured soon. */
@@ -128,18 +146,19 @@ void spawndisk_game(spawndisk_game_t *g, pid_t pid, int game, const char *dir);
 void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now);
 void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g);
 
-/* The games due by now (SPAWNDISK_BATCH at most) given to a batch's
- * child to measure, when none is at work; one past SPAWNDISK_LATE_MS
- * killed. */
+/* The games due by now (SPAWNDISK_BATCH at most) given to the measurer,
+ * when no batch is at work (the measurer started first when there is
+ * none); one that has not answered for SPAWNDISK_LATE_MS killed. */
 void spawndisk_run(spawndisk_t *dk, uint64_t now);
-/* The batch's reports' descriptor to poll for reading (-1: none), and
- * what to do when it is readable: each game's measurement judged, fn
- * called for each over a cap. */
-int spawndisk_batch_fd(const spawndisk_t *dk);
+/* The measurer's socket to poll for reading (-1: none), and what to do
+ * when it is readable: each game's measurement judged, fn called for
+ * each over a cap; the measurer gone (it ended, or answered wrong) is
+ * said in the log and a new one started for the next batch. */
+int spawndisk_meter_fd(const spawndisk_t *dk);
 void spawndisk_reports(spawndisk_t *dk, uint64_t now, spawndisk_fn *fn, void *ud);
-/* The batch's child (0: none): the spawner's own, not an orphan; its
- * zombie is the spawner's to reap. */
-pid_t spawndisk_batch_pid(const spawndisk_t *dk);
+/* The measurer (0: none): the spawner's own child, not an orphan; its
+ * zombie, once it ended or was killed, is the spawner's to reap. */
+pid_t spawndisk_meter_pid(const spawndisk_t *dk);
 /* When the next measurement is due (0: none is watched). */
 uint64_t spawndisk_next(const spawndisk_t *dk);
 

@@ -13,6 +13,8 @@ import datetime
 import os
 import pathlib
 import re
+import select
+import struct
 import time
 
 import pytest
@@ -290,7 +292,8 @@ def test_a_directory_that_hangs_costs_only_its_own_players_request(bindir, tmp_p
 def test_a_running_games_directory_that_hangs_holds_up_no_other_start(bindir, tmp_path, clients):
     """A running game's directory comes to hang (a mount in it that never
     answers): its measurements (every 2 s) must not hold the spawner, so
-    another player's start goes on; the directory is said to hang."""
+    another player's start goes on; the directory is said to hang, and
+    the measurer it held is killed and another started."""
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path, f"[game hang]\ncommand = {toy} keys\n")
     stuck, other = unique_name("hr"), unique_name("ok")
@@ -310,6 +313,14 @@ def test_a_running_games_directory_that_hangs_holds_up_no_other_start(bindir, tm
         b.wait_for("keys ready", timeout=5)
         assert re.search(rf"WARN spawner: disk of game=hang dir={stuck}: no answer in 1000 ms",
                          d.log()), d.log()[-2000:]
+        # the measurer it held was killed, and a new one measures the others
+        d.wait_log(r"WARN spawner: disk measurer pid=\d+ gave no answer in 1000 ms: killed: a new "
+                   "one takes over")
+        end = time.time() + 5
+        while len(measurers(d)) < 2 and time.time() < end:
+            time.sleep(0.1)
+        hung = re.findall(r"disk measurer pid=(\d+) gave no answer in 1000 ms", d.log())
+        assert measurers(d)[0] == int(hung[0]) and len(measurers(d)) >= 2, d.log()[-2000:]
     finally:
         if mount:
             mount.close()
@@ -385,4 +396,124 @@ def test_a_program_that_hides_what_it_holds_open_is_hung_up(bindir, tmp_path, cl
         assert re.search(rf"hide {re.escape(STOPPED)}\s+The game holds open files that could not "
                          r"all be counted\.", t.text()), t.text()
     finally:
+        d.stop_clean()
+
+
+MEASURER = r"spawner: disk measurer pid=(\d+) started"
+CAP_CHOWN, CAP_FOWNER, CAP_KILL = 0, 3, 5
+
+
+def proc_status(pid):
+    text = pathlib.Path(f"/proc/{pid}/status").read_text()
+    return dict(ln.split(":", 1) for ln in text.splitlines() if ":" in ln)
+
+
+def measurers(d):
+    return [int(p) for p in re.findall(MEASURER, d.log())]
+
+
+def idle_sections(toy):
+    """fill_sections' four (menu keys 1-4), then an idle game under caps (5)."""
+    return fill_sections(toy) + f"[game idle]\ncommand = {toy} keys\ndisk = 8\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the spawner switches users as root")
+def test_a_killed_measurer_is_started_again_and_the_caps_still_hold(bindir, tmp_path, clients):
+    """The running games' directories are measured by one long-lived
+    child of the spawner's, the measurer: root's real and saved ids (no
+    game's user may trace or signal it) and fewer capabilities than the
+    spawner (none to signal, chown or own others' files). Killed, it is
+    said in the log, a new one takes over, and a game that goes over its
+    cap is still hung up."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, idle_sections(toy))
+    try:
+        spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
+        t, _ = new_player(d, clients, "ki", "5")
+        t.wait_for("keys ready")
+        first = int(d.wait_log(MEASURER, timeout=5).group(1))
+        st = proc_status(first)
+        assert st["Name"].strip() == "warren-measurer" and int(st["PPid"]) == spawner, st
+        for _ in range(50):  # its effective ids are a game's while it measures one
+            st = proc_status(first)
+            real, _, saved, _ = st["Uid"].split()
+            assert real == saved == "0" == st["Gid"].split()[0] == st["Gid"].split()[2], st
+            time.sleep(0.02)
+        mine, its = int(st["CapPrm"], 16), int(proc_status(spawner)["CapPrm"], 16)
+        assert mine & ~its == 0, (hex(mine), hex(its))  # nothing the spawner lacks
+        for cap in (CAP_CHOWN, CAP_FOWNER, CAP_KILL):
+            assert its >> cap & 1 and not mine >> cap & 1, (cap, hex(mine), hex(its))
+        os.kill(first, 9)
+        d.wait_log(rf"WARN spawner: disk measurer pid={first} ended: a new one takes over")
+        end = time.time() + 5
+        while len(measurers(d)) < 2 and time.time() < end:
+            time.sleep(0.1)
+        assert len(measurers(d)) == 2 and measurers(d)[1] != first, d.log()[-2000:]
+        assert proc_status(measurers(d)[1])["Name"].strip() == "warren-measurer"
+        b, name = new_player(d, clients, "kb", "1")
+        pid = program_pid(d, name, "bytes")
+        d.wait_log(rf"spawner: disk over game=bytes dir={name} pid={pid} bytes=\d+ entries=\d+: "
+                   "hung up", timeout=10)
+        b.wait_for(HELP)
+    finally:
+        d.stop_clean()
+
+
+class Forks:
+    """The processes a process forks from now on, as the kernel tells
+    them (the proc connector, netlink: root only)."""
+    NETLINK_CONNECTOR, CN_IDX_PROC, PROC_EVENT_FORK = 11, 1, 1
+
+    def __init__(self):
+        import socket
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, self.NETLINK_CONNECTOR)
+        self.sock.bind((0, self.CN_IDX_PROC))
+        op = struct.pack("=I", 1)  # PROC_CN_MCAST_LISTEN
+        cn = struct.pack("=IIIIHH", self.CN_IDX_PROC, 1, 0, 0, len(op), 0) + op
+        self.sock.send(struct.pack("=IHHII", 16 + len(cn), 3, 0, 0, 0) + cn)  # NLMSG_DONE
+
+    def children(self, parent, seconds):
+        """The children parent (a tgid) forked within seconds."""
+        out, end = [], time.time() + seconds
+        while (left := end - time.time()) > 0:
+            if not select.select([self.sock], [], [], left)[0]:
+                continue
+            data = self.sock.recv(65536)
+            if struct.unpack_from("=I", data, 36)[0] == self.PROC_EVENT_FORK:
+                _, ptgid, _, child = struct.unpack_from("=IIII", data, 52)
+                if ptgid == parent:
+                    out.append(child)
+        return out
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the kernel tells root alone of forks")
+def test_measurements_fork_nothing(bindir, tmp_path, clients):
+    """Four running games under caps (an address's most) are measured
+    every 2 s (one of them as it writes, and hung up past its cap) by the
+    measurer that is already there: over 4.5 s the spawner forks nothing
+    but that game's start (it forked a child for each batch of
+    measurements)."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, idle_sections(toy))
+    forks = None
+    try:
+        spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
+        for _ in range(3):
+            t, _ = new_player(d, clients, "fk", "5")
+            t.wait_for("keys ready")
+        time.sleep(2.5)  # all measured once (by the measurer, started for the first)
+        late, name = new_player(d, clients, "fl")
+        forks = Forks()
+        late.send("4")  # it writes 3 s after its start
+        seen = forks.children(spawner, 4.5)
+        pid = program_pid(d, name, "late")
+        assert seen == [pid], (seen, pid)  # its start's alone
+        d.wait_log(rf"spawner: disk over game=late dir={name} pid={pid} .*: hung up", timeout=2)
+        assert len(measurers(d)) == 1
+    finally:
+        if forks:
+            forks.close()
         d.stop_clean()
