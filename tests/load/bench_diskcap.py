@@ -3,8 +3,8 @@
 warrend with N idle boxed games (ptytoy fill files 15: fifteen files in
 each player's directory, about what NetHack keeps there, then nothing),
 each player over telnet (a socket: bench_hosted.Tel), the spawner's CPU
-time (utime + stime, and its reaped children's: the batches that measure;
-/proc) over S idle seconds, once with the section's
+time (utime + stime, its reaped children's, and its measurer's while it
+lives: /proc) over S idle seconds, once with the section's
 default caps (64 MB, 2000 entries: each directory measured every
 SPAWNDISK_EVERY_MS, spawndisk.h) and once with `disk = 0` and `disk-files
 = 0` (no measurement), in one run of one build.
@@ -12,6 +12,7 @@ SPAWNDISK_EVERY_MS, spawndisk.h) and once with `disk = 0` and `disk-files
   tests/load/bench_diskcap.py BINDIR [--n N] [--seconds S] [--overrun R]
 
   BENCH hosted.disk.nN.spawner.cpu.ms_per_s    the spawner's CPU a second, capped
+  BENCH hosted.disk.nN.spawner.cpu.own.ms_per_s  of it, the spawner process's own
   BENCH hosted.disk.nN.spawner.cpu.off.ms_per_s  the same without caps
   BENCH hosted.disk.nN.measure.us              (capped - off) per measurement
                                                (N games / SPAWNDISK_EVERY_MS)
@@ -47,11 +48,27 @@ from harness import Daemon, program  # noqa: E402
 EVERY_MS = 2000  # SPAWNDISK_EVERY_MS
 
 
-def cpu_ms(pid):
-    """utime + stime, and cutime + cstime: the children it reaped, the
-    batches that measure the directories (spawndisk.h) among them."""
+def stat_ms(pid, upto):
+    """utime + stime (upto 13), and cutime + cstime (upto 15), of pid."""
     fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11:15]) * 1000 / os.sysconf("SC_CLK_TCK")
+    return sum(int(f) for f in fields[11:upto]) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ms(pid):
+    """(utime + stime: the spawner's own, all: with cutime + cstime, the
+    children it reaped (a build that measured in a child a batch: those),
+    and those of its living children that measure: the measurer,
+    spawndisk.h)."""
+    own = stat_ms(pid, 13)
+    ms = stat_ms(pid, 15)
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        for kid in (task / "children").read_text().split():
+            try:
+                if pathlib.Path(f"/proc/{kid}/comm").read_text().strip() == "warren-measurer":
+                    ms += stat_ms(kid, 13)
+            except FileNotFoundError:
+                pass
+    return own, ms
 
 
 def register(t, name):
@@ -114,10 +131,10 @@ def idle_cpu(bindir, toy, n, seconds, caps):
         time.sleep(EVERY_MS / 1000 + 1)  # every directory measured once since its start
         c0, t0 = cpu_ms(spawner), time.monotonic()
         time.sleep(seconds)
-        used = (cpu_ms(spawner) - c0) / (time.monotonic() - t0)
+        c1, took = cpu_ms(spawner), time.monotonic() - t0
         for t in clients:
             t.sock.close()
-        return used
+        return (c1[1] - c0[1]) / took, (c1[0] - c0[0]) / took
     finally:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -186,12 +203,13 @@ def main():
     shutil.copy(bindir / "tools" / "ptytoy", toy)
     toy.chmod(0o755)
     try:
-        on = idle_cpu(bindir, toy, a.n, a.seconds, True)
-        off = idle_cpu(bindir, toy, a.n, a.seconds, False)
+        on, own = idle_cpu(bindir, toy, a.n, a.seconds, True)
+        off, _ = idle_cpu(bindir, toy, a.n, a.seconds, False)
     finally:
         shutil.rmtree(toydir, ignore_errors=True)
     per_s = a.n * 1000 / EVERY_MS  # measurements a second
     print(f"BENCH hosted.disk.n{a.n}.spawner.cpu.ms_per_s {on:.2f}")
+    print(f"BENCH hosted.disk.n{a.n}.spawner.cpu.own.ms_per_s {own:.2f}")
     print(f"BENCH hosted.disk.n{a.n}.spawner.cpu.off.ms_per_s {off:.2f}")
     print(f"BENCH hosted.disk.n{a.n}.measure.us {(on - off) * 1000 / per_s:.1f}")
 
