@@ -46,20 +46,21 @@ typedef struct {
     struct xlog_call *xcall; /* the read under way, or NULL */
     /* its charge against hosted-max and hosted-per-ip (hostcap.h) */
     budget_slot_t cap;
-    /* the section's status pattern (NULL: none) and what it last read,
-     * from the frame numbered status_seq - 1 (0: none read) */
+    /* the section's status pattern (NULL: none) and what it last read
+     * off the program's screen when frame status_seq - 1 was the last
+     * sent (0: none read) */
     statuspat_t *pat;
     uint64_t status_seq, turn;
     int depth;
-    /* whether a game began: not yet (a status pattern, no frame matched
-     * yet), yes, or unknown (no pattern, or BEGAN_CHECKS frames did not);
-     * frame_read writes it */
+    /* whether a game began: not yet (a status pattern, no screen matched
+     * yet), yes, or unknown (no pattern, or BEGAN_CHECKS screens did not);
+     * screen_read writes it */
     uint8_t began;
     uint16_t began_checks;
 } hostgame_t;
 
 enum { BEGAN_NOT_YET, BEGAN_YES, BEGAN_UNKNOWN };
-#define BEGAN_CHECKS 4000 /* frames looked at for a game's start, at most */
+#define BEGAN_CHECKS 4000 /* screens looked at for a game's start, at most */
 
 /* ---- keys ------------------------------------------------------------------------ */
 
@@ -298,30 +299,17 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
     return false;
 }
 
-/* The screen's rows as text, '\n' after each, for the status pattern. */
-static void screen_text_of(const screen_t *scr, buf_t *out)
-{
-    for (int y = 0; y < scr->h; y++) {
-        for (int x = 0; x < scr->w; x++)
-            buf_put_utf8(out, scr->cells[y * scr->w + x].ch);
-        buf_putc(out, '\n');
-    }
-}
-
-/* The status pattern over the frame last sent (s->sent, drawn from
- * libvterm's grid; the grid is scratch after it), once per frame: the
- * depth and turn it finds, and whether a game began. Until the pattern
- * first matches a frame the program's own screens are up (NetHack's
+/* The status pattern over the program's own screen (libvterm's grid: not
+ * the frame sent, which has the chat strip any watcher writes in over
+ * it): the depth and turn it finds, and whether a game began. Until the
+ * pattern first matches, the program's own screens are up (NetHack's
  * "Shall I pick", Crawl's species): a game that ends then was never
  * begun, so it cannot have been saved. */
-static void frame_read(const session_t *s, hostgame_t *hg)
+static void screen_read(hostgame_t *hg)
 {
-    if (!hg->pat || !s->sent || hg->status_seq == s->frame_seq + 1)
-        return;
-    hg->status_seq = s->frame_seq + 1;
     buf_t b; /* not the scratch buffer: a caller of another loop may hold it */
     buf_init(&b);
-    screen_text_of(s->sent, &b);
+    vtgrid_text(ptyproc_grid(hg->proc), &b);
     bool matched = !b.failed && statuspat_match(hg->pat, b.data, b.len, &hg->depth, &hg->turn);
     buf_free(&b);
     if (hg->began != BEGAN_NOT_YET)
@@ -330,6 +318,15 @@ static void frame_read(const session_t *s, hostgame_t *hg)
         hg->began = BEGAN_YES;
     else if (++hg->began_checks >= BEGAN_CHECKS)
         hg->began = BEGAN_UNKNOWN;
+}
+
+/* screen_read at most once per frame sent. */
+static void frame_read(const session_t *s, hostgame_t *hg)
+{
+    if (!hg->pat || hg->status_seq == s->frame_seq + 1)
+        return;
+    hg->status_seq = s->frame_seq + 1;
+    screen_read(hg);
 }
 
 /* Depth and turn as the status pattern finds them on the program's screen
@@ -378,8 +375,8 @@ static void on_output(ptyproc_t *p, const char *bytes, size_t len, void *user)
     session_t *s = user;
     (void)p;
     hostgame_t *hg = hg_of(s);
-    if (hg->began == BEGAN_NOT_YET) /* the frame before this output's */
-        frame_read(s, hg);
+    if (hg->began == BEGAN_NOT_YET) /* each screen until one shows the game on */
+        screen_read(hg);
     hg->drew = true;
     hostrec_output(hg->rec, bytes, len);
     session_output(s);
@@ -428,8 +425,6 @@ static void on_exited(ptyproc_t *p, int status, void *user)
     hostgame_t *hg = hg_of(s);
     log_info("program exited user=%s game=%s pid=%d status=%d", s->user, s->kind,
              (int)ptyproc_pid(p), status);
-    if (hg->began == BEGAN_NOT_YET) /* its last frame */
-        frame_read(s, hg);
     if (hg->stopping)
         session_free(s);
     else if (!gamecfg_xlog_own(hg->cfg) || !xlog_own_read(s, hg))

@@ -766,6 +766,18 @@ static void copy_span(const vtgrid_t *g, screen_t *dst, int y, int x0, int x1, i
     }
 }
 
+void vtgrid_text(const vtgrid_t *g, buf_t *out)
+{
+    for (int y = 0; y < g->h; y++) {
+        int shown = vterm_state_get_lineinfo(g->vs, y)->doublewidth ? g->w / 2 : g->w;
+        for (int x = 0; x < g->w; x++) {
+            uint32_t ch = vc_ch(*cell_at(g, y, x));
+            buf_put_utf8(out, x >= shown || ch == VC_CONT ? ' ' : char_of(ch));
+        }
+        buf_putc(out, '\n');
+    }
+}
+
 static void sync_cursor(const vtgrid_t *g, screen_t *dst)
 {
     VTermPos pos;

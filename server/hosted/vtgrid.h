@@ -41,6 +41,7 @@
 #define WARREN_VTGRID_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "buf.h"
 #include "screen.h"
 
 typedef struct vtgrid vtgrid_t;
@@ -74,6 +75,11 @@ bool vtgrid_damaged(const vtgrid_t *g);
  * resized). Returns the number of cells read from the terminal, or -1 if
  * dst could not be resized. */
 int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all);
+
+/* The program's own screen as text into out: each row's characters in
+ * UTF-8, then a newline; what vtgrid_sync would copy, without touching
+ * its damage (a reader on another loop, this one parked, may call it). */
+void vtgrid_text(const vtgrid_t *g, buf_t *out);
 
 /* Bytes this terminal holds: its grid (and the primary screen kept under
  * the alternate one), libvterm's state and parser, this object. */

@@ -2,8 +2,9 @@
  * into Warren's grid (server/hosted/vtgrid.c). The first two bytes choose
  * the size; a 0xFF byte resizes (from the next two) or syncs. Whatever the
  * bytes: every cell is printable with colours and attributes in range, the
- * cursor is on the grid, and copying only the damage gives exactly the
- * grid a full copy gives, also after a cell of it was drawn over. */
+ * cursor is on the grid, copying only the damage gives exactly the grid
+ * a full copy gives, also after a cell of it was drawn over, and the
+ * grid's text (vtgrid_text) is the full copy's. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,20 @@ static void check(vtgrid_t *g, screen_t *inc)
         abort();
     if (memcmp(full->cells, inc->cells, sizeof(cell_t) * (size_t)full->w * (size_t)full->h))
         abort();
+    buf_t text, want; /* the grid's text is the copy's */
+    buf_init(&text);
+    buf_init(&want);
+    vtgrid_text(g, &text);
+    for (int y = 0; y < full->h; y++) {
+        for (int x = 0; x < full->w; x++)
+            buf_put_utf8(&want, full->cells[y * full->w + x].ch);
+        buf_putc(&want, '\n');
+    }
+    if (text.failed || want.failed || text.len != want.len ||
+        memcmp(text.data, want.data, text.len))
+        abort();
+    buf_free(&text);
+    buf_free(&want);
     for (int i = 0; i < full->w * full->h; i++) {
         const cell_t *c = &full->cells[i];
         if (c->ch < 0x20 || (c->ch >= 0x7F && c->ch < 0xA0) || c->ch > 0x10FFFF ||

@@ -2,14 +2,17 @@
 pattern reads depth and turn off the program's screen for the watch list,
 the lobby (HTML and JSON) and warren-admin games, which shows the game's
 recording id; a saved game says so; an ended one links its page; a player
-live in two games has a lobby row and a /watch/NAME/GAME for each."""
+live in two games has a lobby row and a /watch/NAME/GAME for each; a
+watcher's chat line shaped like a status line is not read as one."""
+import json
 import re
 import subprocess
 
 import pytest
 
 from harness import PW, WS, Daemon, Web, daemon_exe, play_socket, program, unique_name
-from test_hosted import RC, answer_until, playground, settle, to_map
+from test_hosted import (RC, answer_until, playground, settle, shown_in, start_hosted, to_map,
+                         toy_copy)
 
 STATUS = r"Dlvl:(?<depth>\d+).*T:(?<turn>\d+)"
 
@@ -135,6 +138,46 @@ def test_a_player_in_two_games_has_a_row_and_a_watch_page_each(nh, clients):
     m = w.json_until(lambda m: m["t"] == "left")
     assert m["text"] == f"{name} is not playing crawl now."
     web.close()
+
+
+def lobby_turn(d, name):
+    """The turn the lobby's live list shows of name's game."""
+    ws = WS(d.http, "/ws/lobby")
+    lobby = ws.json_until(lambda m: m["t"] == "lobby")
+    ws.close()
+    return next(x for x in lobby["games"] if x["name"] == name)["turn"]
+
+
+def test_a_watchers_chat_is_not_read_as_the_games_status(bindir, tmp_path):
+    """The status pattern reads the program's own screen, not the frame
+    sent, which has the chat strip over it: a watcher who says a line
+    shaped like the status line, above the program's own, changes no
+    depth or turn any list shows of another player's game."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start_hosted(bindir, tmp_path,
+                     f"[game keys]\ncommand = {toy} keys\nstatus = got (?<turn>\\d+): 7a\n",
+                     http=True)
+    try:
+        name = unique_name("vi")
+        play = WS(d.http, "/ws/play/keys", session=Web(d.http).register(name, PW).session,
+                  timeout=10)
+        seen = []
+        shows = shown_in(seen)
+        play.until(shows(b"keys ready"), timeout=10)
+        for key in b"abcdz":  # a line each: "got 1: 7a" on row 5, under the strip's
+            play.binary(bytes([key]))
+            play.until(shows(f"got 1: {key:02x}".encode()), timeout=10)
+        assert lobby_turn(d, name) == 1
+        tok = Web(d.http).register(unique_name("wa"), PW).session
+        watcher = WS(d.http, f"/ws/watch/{name}", session=tok, timeout=10)
+        watcher.json_until(lambda m: m["t"] == "watchers")
+        watcher.text(json.dumps({"t": "chat", "text": "got 4242: 7a"}))
+        play.until(shows(b"got 4242: 7a"), timeout=10)  # on the player's screen
+        assert lobby_turn(d, name) == 1
+        watcher.close()
+        play.close()
+    finally:
+        d.stop_clean()
 
 
 @pytest.mark.parametrize("pattern, why", [

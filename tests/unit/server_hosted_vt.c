@@ -436,6 +436,31 @@ START_TEST(vtgrid_shows_double_width_lines_at_normal_width)
 }
 END_TEST
 
+/* The grid's own text: what a copy shows (a wide character's second
+ * column and a double-width line's right half blank), never a cell
+ * another draw put over a copy (a chat strip). */
+START_TEST(vtgrid_text_is_the_programs_screen)
+{
+    vtgrid_t *g = vtgrid_new(20, 3, NULL, NULL);
+    screen_t *s = screen_new(20, 3);
+    feed(g, "\xc3\xa9\xe6\x97\xa5x\x1b[2;1H0123456789abcdefghij\x1b[2;1H\x1b#6Wide");
+    vtgrid_sync(g, s, false);
+    screen_text(s, 10, 2, STYLE_DEFAULT, "drawn over");
+    buf_t b;
+    buf_init(&b);
+    vtgrid_text(g, &b);
+    const char *want = "\xc3\xa9\xe6\x97\xa5 x                \n"
+                       "Wide456789          \n"
+                       "                    \n";
+    ck_assert(!b.failed);
+    ck_assert_uint_eq(b.len, strlen(want));
+    ck_assert_mem_eq(b.data, want, b.len);
+    buf_free(&b);
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
 /* REP repeats the glyph before it (libvterm 0.1.4 would hang on one with
  * nothing before it): the glyph's columns' worth, with the pen in use. */
 START_TEST(vtgrid_repeats_glyphs_itself)
@@ -955,6 +980,7 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_survives_libvterm_limits);
     tcase_add_test(t, vtgrid_settles_after_a_resize);
     tcase_add_test(t, vtgrid_shows_double_width_lines_at_normal_width);
+    tcase_add_test(t, vtgrid_text_is_the_programs_screen);
     tcase_add_test(t, vtgrid_repeats_glyphs_itself);
     tcase_add_test(t, vtgrid_nearest_palette_entry);
     tcase_add_test(t, vtgrid_memory_is_one_grid);
