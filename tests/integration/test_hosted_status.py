@@ -11,8 +11,8 @@ import subprocess
 import pytest
 
 from harness import PW, WS, Daemon, Web, daemon_exe, play_socket, program, unique_name
-from test_hosted import (RC, answer_until, playground, settle, shown_in, start_hosted, to_map,
-                         toy_copy)
+from test_hosted import (RC, answer_until, for_games, playground, settle, shown_in, start_hosted,
+                         to_map, toy_copy)
 
 STATUS = r"Dlvl:(?<depth>\d+).*T:(?<turn>\d+)"
 
@@ -174,6 +174,40 @@ def test_a_watchers_chat_is_not_read_as_the_games_status(bindir, tmp_path):
         watcher.text(json.dumps({"t": "chat", "text": "got 4242: 7a"}))
         play.until(shows(b"got 4242: 7a"), timeout=10)  # on the player's screen
         assert lobby_turn(d, name) == 1
+        watcher.close()
+        play.close()
+    finally:
+        d.stop_clean()
+
+
+def test_a_watchers_chat_does_not_begin_a_game(bindir, tmp_path):
+    """A watcher who says a status line while the program's own first
+    screens are up does not make the game begun: the player who leaves
+    then is told it ended before a game began, not that it was saved."""
+    toy = toy_copy(bindir, tmp_path)
+    xlog = tmp_path / "xlogfile"
+    xlog.write_text("")
+    for_games(xlog)
+    d = start_hosted(bindir, tmp_path,
+                     f"[game keys]\ncommand = {toy} keys\nxlogfile = {xlog}\n"
+                     "status = got (?<turn>\\d+): 7a\n", http=True)
+    try:
+        name = unique_name("vb")
+        play = WS(d.http, "/ws/play/keys", session=Web(d.http).register(name, PW).session,
+                  timeout=10)
+        seen = []
+        shows = shown_in(seen)
+        play.until(shows(b"keys ready"), timeout=10)
+        tok = Web(d.http).register(unique_name("wb"), PW).session
+        watcher = WS(d.http, f"/ws/watch/{name}", session=tok, timeout=10)
+        watcher.json_until(lambda m: m["t"] == "watchers")
+        watcher.text(json.dumps({"t": "chat", "text": "got 1: 7a"}))
+        play.until(shows(b"got 1: 7a"), timeout=10)  # on the player's screen
+        play.binary(b"a")  # the program writes: its screen is read
+        play.until(shows(b"got 1: 61"), timeout=10)
+        play.binary(b"q")
+        left = play.json_until(lambda m: m.get("t") == "left")["text"]
+        assert left == "keys ended before a game began.", left
         watcher.close()
         play.close()
     finally:
