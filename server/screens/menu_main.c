@@ -32,9 +32,9 @@ static const menu_item_t main_menu[] = {
     {"p", "Play Warren (new game or resume)", FOR_USER, session_play},
     {"d", "Daily game (one seed for everyone today, one try)", FOR_ROOM, daily_play},
     {"w", "Watch games", FOR_ALL, menu_open_watchlist},
-    {"c", "Change password", FOR_USER, menu_open_password},
-    {"o", "Options", FOR_USER, menu_open_options},
-    {"m", "Mail a player", FOR_USER, menu_open_mail},
+    {"c", "Change password", FOR_ROOM, menu_open_password},
+    {"o", "Options", FOR_ROOM, menu_open_options},
+    {"m", "Mail a player", FOR_ROOM, menu_open_mail},
     {"e", "Edit a game's rc file", FOR_RC, menu_open_rc},
     {"s", "High scores", FOR_ALL, menu_open_scores},
     {"qQ", "Quit", FOR_ALL, act_quit},
@@ -51,17 +51,18 @@ static bool item_shown(const conn_t *c, const menu_item_t *it)
     return it->who == FOR_ALL || (it->who == FOR_USER) == (c->user_id != 0);
 }
 
-/* Whether an item's row is drawn: FOR_ROOM's only while the menu, its
- * message and its prompt still fit the terminal with it. */
+/* Whether an item's row is drawn: FOR_ROOM's, in the table's order, only
+ * while the menu, its message and its prompt still fit the terminal with
+ * them (their keys work all the same). */
 static bool item_drawn(const conn_t *c, const menu_item_t *it)
 {
     if (!item_shown(c, it))
         return false;
     if (it->who != FOR_ROOM)
         return true;
-    int rows = menu_hosted_count(c) + 1;
-    for (size_t i = 0; i < MAIN_ITEMS; i++)
-        rows += main_menu[i].who != FOR_ROOM && item_shown(c, &main_menu[i]);
+    int rows = menu_hosted_count(c);
+    for (const menu_item_t *i = main_menu; i < main_menu + MAIN_ITEMS; i++)
+        rows += (i->who != FOR_ROOM || i <= it) && item_shown(c, i);
     return 8 + rows < c->h;
 }
 
@@ -80,8 +81,10 @@ static void draw_main(conn_t *c, screen_t *scr)
             menu_draw_item(scr, 5 + n++, (char)('1' + g), label, NULL);
         }
     }
-    /* the notice wraps onto the rows left (before "Your choice", if need be) */
-    int lines = menu_wrap(scr, 2, 6 + n, scr->w - 2, scr->h - 6 - n, ST_MSG, c->menu->msg);
+    /* the notice wraps onto the rows left, cut where "Your choice" would
+     * fall off the screen (a row between them, the prompt on the last) */
+    int room = scr->h - 8 - n;
+    int lines = menu_wrap(scr, 2, 6 + n, scr->w - 2, room > 1 ? room : 1, ST_MSG, c->menu->msg);
     int y = 7 + n + (lines > 1 ? lines : 1);
     screen_text(scr, 2, y, STYLE_DEFAULT, "Your choice: ");
     screen_cursor(scr, 15, y, true);

@@ -1376,6 +1376,37 @@ def test_a_long_notice_in_the_menu_wraps_whole(bindir, tmp_path, clients):
         d.stop_clean()
 
 
+def test_a_long_notice_under_a_long_menu_leaves_the_prompt_on_screen(bindir, tmp_path, clients):
+    r"""The main menu with nine games fits 80x24: rows to spare (daily game,
+    password, options, mail) are left out while their keys still work, and
+    a notice that would wrap past the screen's last row (a long game's name)
+    is cut at the rows left, so that "Your choice" and its cursor stay on
+    the screen, under the notice, never over it."""
+    toy = toy_copy(bindir, tmp_path)
+    long_name = "The Very Long Dungeon Crawl of the Forgotten Stone Soup Kitchen"
+    sections = f"[game slow]\nname = {long_name}\ncommand = {toy} keys\n"
+    sections += "".join(f"[game g{i}]\ncommand = {toy} keys\n" for i in range(8))
+    d = start_hosted(bindir, tmp_path, sections)
+    try:
+        t, _ = new_player(d, clients, "wl", "1")
+        t.wait_for("keys ready")
+        t.send(PREFIX + "x")
+        t.wait_for("Your choice")
+        t.pump(quiet=0.3, limit=1)
+        lines = t.lines()
+        assert len(lines) <= 24, lines
+        at = next(i for i, ln in enumerate(lines) if "runs on without you" in ln or
+                  long_name[:30] in ln and "Play" not in ln)
+        prompt = next(i for i, ln in enumerate(lines) if ln.startswith("  Your choice:"))
+        assert prompt > at, lines
+        assert t.screen.cursor.y == prompt, (t.screen.cursor.y, lines)
+        assert "9) Play g7" in t.text() and "o) Options" not in t.text(), lines
+        t.send("o")
+        t.wait_for("Options")
+    finally:
+        d.stop_clean()
+
+
 def test_a_game_left_before_it_began_is_not_called_saved(bindir, tmp_path, clients):
     """A program with an xlogfile that exits without a row there was saved,
     the player is told (choose it again), but not one that exits while its
