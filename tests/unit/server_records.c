@@ -43,7 +43,8 @@ static int url_status(const char *path, char *err)
         return rq_game_error(param, err, 160);
     if (h == records_player)
         return rq_player_name(param, name, err, 160);
-    return h && h != webgw_page ? 0 : -1; /* the lobby and /play are the site's */
+    /* the lobby, /play and the addresses no page has are the site's */
+    return h && h != webgw_page && h != webgw_not_found && h != webgw_api_not_found ? 0 : -1;
 }
 
 START_TEST(routes)

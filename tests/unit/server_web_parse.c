@@ -30,6 +30,12 @@ static const web_route_t *route(unsigned method, const char *path, char *param)
     return web_route_find(WEB_ROUTES, WEB_NROUTES, method, path, param, 64);
 }
 
+/* The catch-all row (routes.c, last): no file, no other handler. */
+static bool not_found(const web_route_t *r)
+{
+    return r && !r->file && r->handler == webgw_not_found;
+}
+
 START_TEST(websocket_routes)
 {
     char name[64] = "junk";
@@ -51,7 +57,8 @@ START_TEST(websocket_routes)
     ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/b.c", name));
     ck_assert_ptr_null(route(WEB_WS, "/ws/play/", name));
     ck_assert_ptr_null(route(WEB_WS, "/ws/lobbyx", name));
-    ck_assert_ptr_null(route(WEB_GET, "/ws/play", name)); /* not without the upgrade */
+    /* not without the upgrade: the site's page saying there is none */
+    ck_assert_ptr_eq(route(WEB_GET, "/ws/play", name)->handler, webgw_not_found);
     ck_assert_ptr_null(route(WEB_WS, "/play", name));
 }
 END_TEST
@@ -68,7 +75,9 @@ START_TEST(http_routes_stay_under_the_root)
     ck_assert_int_eq(r->arg, WEBGW_WATCH_PAGE);
     ck_assert_str_eq(p, "bob");
     ck_assert_int_eq(route(WEB_GET, "/play", p)->arg, WEBGW_PLAY_PAGE);
-    ck_assert_ptr_null(route(WEB_POST, "/play", p)); /* pages answer GET and HEAD only */
+    /* pages answer GET and HEAD only: a POST gets the page saying there is none */
+    ck_assert_ptr_eq(route(WEB_POST, "/play", p)->handler, webgw_not_found);
+    ck_assert_ptr_eq(route(WEB_GET, "/api/other", p)->handler, webgw_api_not_found);
     r = route(WEB_GET, "/assets/app-1a2b.js", p);
     ck_assert_str_eq(r->file, "assets/");
     ck_assert_str_eq(p, "app-1a2b.js");
@@ -81,9 +90,10 @@ START_TEST(http_routes_stay_under_the_root)
                                           "/index.htm",
                                           "/watch/a b",
                                           "/assets/a..b"};
+    /* none of them is a file: the page saying there is none takes them */
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
-        ck_assert_msg(!route(WEB_GET, outside[i], p), "%s", outside[i]);
-    ck_assert_ptr_null(route(WEB_POST, "/", p));
+        ck_assert_msg(not_found(route(WEB_GET, outside[i], p)), "%s", outside[i]);
+    ck_assert(not_found(route(WEB_POST, "/", p)));
     ck_assert_ptr_null(route(WEB_HEAD, "/scores", p)); /* handlers GET and POST */
 }
 END_TEST
