@@ -77,9 +77,12 @@ static void feed_what(webgw_t *g, buf_t *b, const db_feed_t *f)
         buf_printf(b, ", %lld points", (long long)f->score);
         return;
     }
-    buf_puts(b, !strcmp(f->kind, "won")    ? " won: "
-                : !strcmp(f->kind, "quit") ? " quit: "
-                                           : " died: ");
+    bool quit = !strcmp(f->kind, "quit");
+    /* a quit's cause says so itself ("quit in the town") */
+    buf_puts(b, !strcmp(f->kind, "won")                 ? " won: "
+                : quit && !strncmp(f->text, "quit ", 5) ? " "
+                : quit                                  ? " quit: "
+                                                        : " died: ");
     html_escape_str(b, f->text);
     buf_printf(b, ", score %lld, deepest level %d", (long long)f->score, f->depth);
 }
