@@ -2,7 +2,11 @@
 // put in with textContent only, so nothing anyone types becomes markup.
 const MAX = 200;
 
-export function chatPanel(el, sendJson) {
+// opts.player: the page of the game's own player, who may chat while the
+// chat is off to watchers.
+export function chatPanel(el, sendJson, opts = {}) {
+  let user = false;
+  let on = true;
   const list = document.createElement('ol');
   list.className = 'chat-lines';
   const form = document.createElement('form');
@@ -53,12 +57,18 @@ export function chatPanel(el, sendJson) {
       }
       return false;
     },
-    setOn(on) {
-      note.textContent = on ? '' : 'The player turned chat off.';
+    // off: the player is told what it means, a watcher that the player
+    // did it (and cannot type a line only to be refused)
+    setOn(isOn) {
+      on = isOn;
+      note.textContent = on ? '' : opts.player ? 'Chat is off: watchers cannot write here.'
+        : 'The player turned chat off.';
+      this.setUser(user);
     },
-    setUser(user) {
-      input.disabled = btn.disabled = !user;
-      input.placeholder = user ? 'Say something' : 'Log in to chat';
+    setUser(u) {
+      user = u;
+      input.disabled = btn.disabled = !user || (!on && !opts.player);
+      input.placeholder = !user ? 'Log in to chat' : input.disabled ? 'Chat is off' : 'Say something';
     },
   };
 }

@@ -10,7 +10,7 @@ const chatOn = document.getElementById('chat-on');
 const warrens = ['/play/warren', '/play/daily'];
 const hosted = /^\/play\/./.test(location.pathname) && !warrens.includes(location.pathname);
 let t = null;
-const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o));
+const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o), { player: true });
 
 t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { // /play or /play/GAME
   programSize: hosted,

@@ -374,6 +374,11 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     assert out["watcherChatDisabled"]
     assert out["chatSeen"] == f"{name} (player): <img src=x onerror=alert(1)> hello"
     assert out["chatImgs"] == 0 and out["dialogs"] == 0
+    # chat turned off: the player is told what that means (and may still
+    # write), the watcher who turned it off
+    assert out["chatOffNotes"] == {"play": "Chat is off: watchers cannot write here.",
+                                   "watch": "The player turned chat off.",
+                                   "playInput": False}, out["chatOffNotes"]
     # the lobby row and a lit preview
     assert name in out["lobbyRow"]
     # the preview is the game's screen as text at a small but real font size

@@ -168,6 +168,18 @@ try {
   out.chatImgs = await wpage.locator('#chat img').count() + await page.locator('#chat img').count();
   await page.waitForTimeout(200);
   out.dialogs = dialogs;
+  // --- the player turns chat off: each side is told once, in its own words
+  const note = (p) => p.locator('#chat .chat-note').textContent();
+  await page.locator('#chat-on').uncheck();
+  for (const p of [page, wpage]) {
+    await p.waitForFunction(() => document.querySelector('#chat .chat-note').textContent !== '',
+      null, { timeout: 10000 });
+  }
+  out.chatOffNotes = { play: await note(page), watch: await note(wpage),
+    playInput: await page.locator('#chat input').isDisabled() };
+  await page.locator('#chat-on').check();
+  await wpage.waitForFunction(() => document.querySelector('#chat .chat-note').textContent === '',
+    null, { timeout: 10000 });
 
   // --- the lobby lists the game with a preview: its screen as text, small but readable
   const lp = await wctx.newPage();
