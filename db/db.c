@@ -54,12 +54,14 @@ typedef struct db_core {
     char lease_node[64]; /* db_lease_fence: set once at start, then only read */
     int64_t lease_ttl_ms;
 
-    pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, failed_*, handles */
+    pthread_mutex_t wmu; /* guards wq, submitted, written, told, wstop, failed_*, handles */
     pthread_cond_t wcv, wdone;
     db_list_t wq;
     uint64_t submitted, written;
-    /* The last batch that failed whole: written once it ended, its status
-     * and message, so a db_flush_sync reports only batches of its own wait. */
+    uint64_t told; /* writes handed back to their loops: counted before they go, as a
+                    * loop may have them before written moves */
+    /* The last batch that failed whole: told once it ended, its status and
+     * message, so a db_flush_sync reports only batches of its own wait. */
     uint64_t failed_at;
     int failed_status;
     char failed_msg[200];
@@ -627,6 +629,12 @@ static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int
     pthread_cond_broadcast(&db->wcv);
     while (db->posted + 1 != ticket)
         pthread_cond_wait(&db->wdone, &db->wmu);
+    db->told += n;
+    if (ret != DB_OK) {
+        db->failed_at = db->told;
+        db->failed_status = ret;
+        memcpy(db->failed_msg, w->msg, sizeof db->failed_msg);
+    }
     pthread_mutex_unlock(&db->wmu);
     post_batch(batch);
     if (w->me == 0)
@@ -636,11 +644,6 @@ static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int
     pthread_mutex_lock(&db->wmu);
     db->posted = ticket;
     db->written += n;
-    if (ret != DB_OK) {
-        db->failed_at = db->written;
-        db->failed_status = ret;
-        memcpy(db->failed_msg, w->msg, sizeof db->failed_msg);
-    }
     pthread_cond_broadcast(&db->wdone);
 }
 
@@ -945,10 +948,14 @@ int db_flush_sync(db_t *db)
 {
     if (!db)
         return DB_EINVAL;
-    db_flush(db);
     db_core_t *k = db->core;
+    /* A batch told before this (its ops' callbacks may not have run yet)
+     * is not ours to tell; one told from here on is. */
     pthread_mutex_lock(&k->wmu);
-    uint64_t from = k->written; /* a batch that failed before this is not ours to tell */
+    uint64_t from = k->told;
+    pthread_mutex_unlock(&k->wmu);
+    db_flush(db);
+    pthread_mutex_lock(&k->wmu);
     while (k->written < k->submitted)
         pthread_cond_wait(&k->wdone, &k->wmu);
     int ret = k->failed_at > from ? k->failed_status : DB_OK;
