@@ -65,7 +65,7 @@ threads_cpu() { # "tid ticks" of every thread (utime + stime)
     for t in /proc/"$PID"/task/*; do echo "${t##*/} $(awk '{ print $14 + $15 }' "$t/stat")"; done
 }
 threads_cpu >"$TMP/tcpu0"
-CALLS="read write writev readv sendmsg recvmsg epoll_wait epoll_pwait epoll_ctl futex pwrite64 pread64 fdatasync fsync ioctl lseek fcntl newfstatat openat close getrandom"
+CALLS="read write writev readv sendmsg recvmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield pwrite64 pread64 fdatasync fsync ioctl lseek fcntl newfstatat openat close getrandom brk mmap munmap madvise"
 EV=(-e context-switches -e raw_syscalls:sys_enter)
 for c in $CALLS; do EV+=(-e "syscalls:sys_enter_$c"); done
 perf stat --per-thread -x, -o "$TMP/perf" "${EV[@]}" -p "$PID" -- sleep "$SECS"
