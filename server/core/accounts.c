@@ -62,15 +62,24 @@ static bool thr_stale(const accounts_t *a, const thr_t *t, uint64_t now)
     return login_idle && reg_idle;
 }
 
-/* Drops forgotten entries; if that is not enough, every entry not blocking.
- * Returns how many went. */
+/* Whether t closes its address to registrations now (its count at the
+ * limit within the window): such an entry is never dropped early. */
+static bool thr_reg_closed(const accounts_t *a, const thr_t *t, uint64_t now)
+{
+    return a->cfg.register_per_ip && t->regs >= a->cfg.register_per_ip &&
+           now - t->reg_start < a->cfg.register_window_ms;
+}
+
+/* Drops forgotten entries; if that is not enough, every entry not blocking
+ * (neither a login window running nor registrations closed). Returns how
+ * many went. */
 static size_t thr_sweep(accounts_t *a, uint64_t now, bool hard)
 {
     size_t gone = 0;
     for (int b = 0; b < THR_BUCKETS; b++) {
         LIST_EACH (it, &a->buckets[b]) {
             thr_t *t = LIST_ITEM(it, thr_t, node);
-            if (thr_stale(a, t, now) || (hard && now >= t->until)) {
+            if (thr_stale(a, t, now) || (hard && now >= t->until && !thr_reg_closed(a, t, now))) {
                 list_remove(&t->node);
                 free(t);
                 a->nthr--;
@@ -764,6 +773,10 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
         return 0;
     }
     thr_t *t = a->cfg.register_per_ip ? thr_get(a, 'r', r->ip, NULL, now_ms, true) : NULL;
+    if (a->cfg.register_per_ip && !t) { /* no room to count it: not let through uncounted */
+        req_finish_later(r, ACCOUNTS_EBUSY, MSG_BUSY);
+        return 0;
+    }
     if (t) {
         if (t->regs == 0 || now_ms - t->reg_start >= a->cfg.register_window_ms)
             t->regs = 0, t->reg_start = now_ms;

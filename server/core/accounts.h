@@ -79,7 +79,9 @@ typedef struct {
      * (0: no limit, for load tests). */
     unsigned register_per_ip;    /* default 5 */
     uint64_t register_window_ms; /* default 1 hour */
-    size_t max_tracked;          /* throttle entries kept (oldest dropped); default 65536 */
+    /* throttle entries kept; default 65536. Full: quiet ones go, then all
+     * but those closing a key (a registration without room: busy) */
+    size_t max_tracked;
     /* the hashing queue: threads (0: one less than the cores, 1 to 4),
      * requests in it at most, and from one address */
     int hash_threads;

@@ -463,6 +463,42 @@ START_TEST(throttle_table_is_bounded)
 }
 END_TEST
 
+/* A full throttle table never lets an address past its registration
+ * limit: its count is not swept to make room for other addresses' entries,
+ * and with no room left a registration is refused ("busy"), not let
+ * through uncounted. */
+START_TEST(full_table_keeps_registration_limit)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.max_tracked = 4;
+    c.register_per_ip = 2;
+    c.register_window_ms = 600000;
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "9.9.9.9", "a1", "password1", 0).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_register(&f, "9.9.9.9", "a2", "password2", 10).status, ACCOUNTS_OK);
+    char ip[32], name[32];
+    for (int i = 0; i < 8; i++) { /* other addresses, each at its limit too */
+        snprintf(ip, sizeof ip, "10.0.0.%d", i);
+        for (int k = 0; k < 2; k++) {
+            snprintf(name, sizeof name, "b%d_%d", i, k);
+            int st = do_register(&f, ip, name, "password3", 20).status;
+            ck_assert(st == ACCOUNTS_OK || st == ACCOUNTS_EBUSY);
+        }
+    }
+    res_t t = do_register(&f, "9.9.9.9", "a3", "password4", 30);
+    ck_assert_int_eq(t.status, ACCOUNTS_ETHROTTLED);
+    /* a new address finds the table full of running limits: busy */
+    t = do_register(&f, "7.7.7.7", "c1", "password5", 40);
+    ck_assert_int_eq(t.status, ACCOUNTS_EBUSY);
+    ck_assert_str_eq(t.msg, "The server is busy. Please try again in a moment.");
+    /* once the window is over the table makes room again */
+    ck_assert_int_eq(do_register(&f, "7.7.7.7", "c1", "password5", 700000).status, ACCOUNTS_OK);
+    afx_close(&f);
+}
+END_TEST
+
 /* Retention forgets the entries gone quiet, only those: a window still
  * running and a recent failure are kept, and keep throttling. */
 START_TEST(quiet_throttles_are_forgotten)
@@ -591,6 +627,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, registration_throttle);
     tcase_add_test(tc, parallel_guesses_are_counted);
     tcase_add_test(tc, throttle_table_is_bounded);
+    tcase_add_test(tc, full_table_keeps_registration_limit);
     tcase_add_test(tc, quiet_throttles_are_forgotten);
     tcase_add_test(tc, calls_missing_an_argument_answer_at_once);
     tcase_add_test(tc, free_with_requests_in_flight);
