@@ -64,16 +64,24 @@ static void on_recipient(void *ud, int status, const db_user_t *u)
                  r);
 }
 
+/* A byte drawn as nothing: a space, or a control character (made one). */
+static bool mail_blank(unsigned char b)
+{
+    return b <= 0x20 || b == 0x7f;
+}
+
 void mail_send(server_t *srv, int64_t from, const char *to, const char *text, size_t n,
                mail_sent_cb cb, void *ud)
 {
-    size_t start = strspn(text, " ");
-    if (n <= start) {
-        cb(ud, false, "An empty message is not sent.");
-        return;
-    }
     if (n > MAIL_BYTES || utf8_chars(text, n) > MAIL_MAX) {
         cb(ud, false, "A message is at most 200 characters.");
+        return;
+    }
+    size_t start = 0;
+    while (start < n && mail_blank((unsigned char)text[start]))
+        start++;
+    if (n <= start) {
+        cb(ud, false, "An empty message is not sent.");
         return;
     }
     mail_req_t *r = calloc(1, sizeof *r);
@@ -83,7 +91,7 @@ void mail_send(server_t *srv, int64_t from, const char *to, const char *text, si
     }
     *r = (mail_req_t){.srv = srv, .from = from, .cb = cb, .ud = ud};
     for (size_t i = 0; i < n; i++) /* text only: it is drawn on terminals */
-        r->text[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? ' ' : text[i];
+        r->text[i] = mail_blank((unsigned char)text[i]) ? ' ' : text[i];
     db_user_by_name(srv->db, to, on_recipient, r);
 }
 

@@ -5,7 +5,8 @@
  * hooks' mail_left) or on the /mail page, then marked seen.
  *
  * Limits: MAIL_MAX characters of text (UTF-8, so at most MAIL_BYTES
- * bytes; control characters become spaces),
+ * bytes; control characters become spaces, and a message of nothing else
+ * is empty: not sent),
  * MAIL_PER_HOUR messages per sender per hour, 20 unseen per recipient.
  * Mail once read is kept MAIL_KEEP_DAYS after it was sent (retention.h).
  * Loop thread only. */

@@ -189,6 +189,21 @@ def test_muted_chatter_is_refused(daemon, clients, bindir):
     assert "let me talk" not in p.text()
 
 
+def test_mail_of_control_bytes_only_is_empty_and_not_sent(daemon):
+    """Control bytes become spaces, so a message of nothing else (or of
+    NULs) is empty: refused, no row, nothing counted against the hour."""
+    d = daemon
+    x = web_account(d, "yuri")
+    web_account(d, "zora")
+    for text in ("\x01\x02\x1b", "\x00\x00", " \x07\t\r\n ", "\x7f"):
+        r = x.post("/mail", {"to": "zora", "text": text})
+        assert r.status == 400 and b"An empty message is not sent." in r.body, (text, r.body)
+    assert d.db_rows("SELECT count(*) FROM mail")[0][0] == 0
+    r = x.post("/mail", {"to": "zora", "text": "\x01hi"})
+    assert r.status == 200 and b"Message left for zora." in r.body, r.body
+    assert d.db_rows("SELECT text FROM mail") == [(" hi",)]
+
+
 def test_mail_from_telnet_and_the_web(daemon, clients):
     d = daemon
     a = clients(d.port).connected()
