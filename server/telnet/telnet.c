@@ -88,6 +88,13 @@ typedef struct {
     uv_timer_t size_timer; /* a held size change is drawn (size_changed) */
     int handles_open;      /* libuv handles not yet closed */
     bool is_unix, env_asked;
+    /* A Unix socket's keys wait until its client said whether it has an
+     * address (NEW-ENVIRON IS; or its terminal type, having not offered
+     * NEW-ENVIRON): keys typed ahead must not count against "local" (a
+     * login's throttle) nor pass a ban on their address. */
+    bool env_wait;
+    unsigned char held[256]; /* those keys; past this, dropped */
+    size_t nheld;
     bool read_any;    /* its first bytes came (checked for a PROXY header) */
     bool size_held;   /* raw_w, raw_h or the profile changed, not drawn yet */
     bool redraw_held; /* ... and the screen is drawn whole even at the same size */
@@ -397,11 +404,9 @@ static void on_ttype(tconn_t *t, const char *name)
 }
 
 /* The remote address that `warren --ssh` passes on the Unix socket only. */
-static void on_environ(tconn_t *t, const telnet_event_t *ev)
+static void environ_addr(tconn_t *t, const telnet_event_t *ev)
 {
     conn_t *c = &t->c;
-    if (!t->is_unix || ev->environ.cmd != TELNET_ENVIRON_IS)
-        return;
     for (size_t i = 0; i < ev->environ.size; i++) {
         const struct telnet_environ_t *v = &ev->environ.values[i];
         if (v->var && !strcmp(v->var, "REMOTE_ADDR") && v->value && v->value[0]) {
@@ -440,9 +445,35 @@ static void on_esc_timer(uv_timer_t *timer)
 
 static void on_data(tconn_t *t, const char *buf, size_t n)
 {
+    if (t->env_wait) {
+        size_t room = sizeof t->held - t->nheld;
+        memcpy(t->held + t->nheld, buf, n < room ? n : room);
+        t->nheld += n < room ? n : room;
+        return;
+    }
     keydec_feed(&t->kd, (const uint8_t *)buf, n, on_key, &t->c);
     if (!t->c.closing && keydec_pending(&t->kd))
         uv_timer_start(&t->esc_timer, on_esc_timer, ESC_DELAY_MS, 0);
+}
+
+/* The client has said what address it speaks for: the keys held go on. */
+static void env_known(tconn_t *t)
+{
+    if (!t->env_wait)
+        return;
+    t->env_wait = false;
+    if (!t->c.closing && t->nheld)
+        on_data(t, (const char *)t->held, t->nheld);
+    memset(t->held, 0, sizeof t->held); /* a password may be among them */
+    t->nheld = 0;
+}
+
+static void on_environ(tconn_t *t, const telnet_event_t *ev)
+{
+    if (!t->is_unix || ev->environ.cmd != TELNET_ENVIRON_IS)
+        return;
+    environ_addr(t, ev);
+    env_known(t);
 }
 
 static void on_will(tconn_t *t, unsigned char opt)
@@ -471,8 +502,13 @@ static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
             on_naws(t, (const unsigned char *)ev->sub.buffer, ev->sub.size);
         break;
     case TELNET_EV_TTYPE:
-        if (ev->ttype.cmd == TELNET_TTYPE_IS)
-            on_ttype(t, ev->ttype.name);
+        if (ev->ttype.cmd != TELNET_TTYPE_IS)
+            break;
+        on_ttype(t, ev->ttype.name);
+        /* it answered DO NEW-ENVIRON before this (in order): not WILL,
+         * so it has no address to give and stays "local" */
+        if (!t->env_asked)
+            env_known(t);
         break;
     case TELNET_EV_ENVIRON: on_environ(t, ev); break;
     case TELNET_EV_ERROR:
@@ -606,8 +642,10 @@ static void tconn_start(tconn_t *t)
     telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_TTYPE);
     telnet_negotiate(t->tn, TELNET_WILL, TELNET_TELOPT_BINARY);
     telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_BINARY);
-    if (t->is_unix)
+    if (t->is_unix) {
+        t->env_wait = true;
         telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_NEW_ENVIRON);
+    }
     uv_read_start(&t->io.stream, on_alloc, on_read);
     apply_size(t);
     conn_menu(c, NULL);

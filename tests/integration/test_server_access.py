@@ -68,6 +68,26 @@ def test_unix_socket_connections_count_against_the_rate_once_named(bindir, start
     ssh_client(clients, bindir, str(d.sock), OTHER_ADDR).connected()
 
 
+def test_keys_before_the_address_wait_for_it(start_daemon):
+    """On the Unix socket, keys that come before the client names its
+    address (typed ahead into ssh) are held until it does: the login they
+    make is counted against that address, never against "local" (whose
+    throttle would then hold back every local player)."""
+    d = start_daemon(unix=True)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(str(d.sock))
+    cid = conn_id(d, "unix")
+    for keys in (b"l", b"ghost\r", b"wrong password\r"):
+        s.sendall(keys)
+        time.sleep(0.3)
+    time.sleep(1)
+    assert "login failed" not in d.log()
+    s.sendall(environ_is(SSH_ADDR))
+    d.wait_log(rf"login failed conn={cid} ip={re.escape(SSH_ADDR)} status=")
+    assert f"login failed conn={cid} ip=local" not in d.log()
+    s.close()
+
+
 def environ_is(addr):
     """An unsolicited NEW-ENVIRON IS naming REMOTE_ADDR, as a forger would send."""
     return (bytes([IAC, WILL, NEW_ENVIRON, IAC, SB, NEW_ENVIRON, IS, USERVAR]) + b"REMOTE_ADDR"
