@@ -92,7 +92,7 @@ static const cmd_t COMMANDS[] = {
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
     {'C', "C", "character sheet: abilities, attack, defence, saves, spells", sheet_open},
     {'\\', "\\", "discoveries: the kinds of things you have identified", discoveries_open},
-    {'w', "w", "wear or wield", itemui_wear},
+    {'w', "w", "wear, wield or put on (also W, P)", itemui_wear},
     {'T', "T", "take off", itemui_take_off},
     {'t', "t", "throw something: pick it, then aim", itemui_throw},
     {'f', "f", "fire the quiver from your bow or sling (or throw darts, daggers)",
@@ -161,6 +161,19 @@ static int cmd_move(game_t *g, int dx, int dy, bool run)
     return run && !c.stagger ? travel_run(g, dx, dy) : creature_step(g, g->player, dx, dy);
 }
 
+/* The other roguelikes' keys for the same commands, each listed once, on
+ * its command's row ("also x"). */
+static uint32_t cmd_alias(uint32_t code)
+{
+    static const struct {
+        uint32_t from, to;
+    } ALIASES[] = {{'x', ';'}, {',', 'g'}, {'W', 'w'}, {'P', 'w'}};
+    for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++)
+        if (ALIASES[i].from == code)
+            return ALIASES[i].to;
+    return code;
+}
+
 int cmd_key(game_t *g, key_event_t k)
 {
     if (g->items.screen != ITEMUI_NONE)
@@ -181,10 +194,7 @@ int cmd_key(game_t *g, key_event_t k)
     for (size_t i = 0; i < 8; i++) /* the first 8 are hjklyubn: shifted, they run */
         if (KEYMOVES[i].code == k.code + ('a' - 'A'))
             return cmd_move(g, KEYMOVES[i].dx, KEYMOVES[i].dy, true);
-    if (k.code == 'x') /* listed once, on ;'s row ("also x") */
-        k.code = ';';
-    if (k.code == ',') /* the other roguelikes' pick-up key, on g's row */
-        k.code = 'g';
+    k.code = cmd_alias(k.code);
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && COMMANDS[i].code == k.code)
             return COMMANDS[i].run(g);

@@ -406,6 +406,34 @@ START_TEST(enchanting_names_your_armour)
 }
 END_TEST
 
+/* NetHack's W (wear) and P (put on) open w's menu rather than say
+ * "Unknown command"; the help row of w says so. */
+START_TEST(nethack_wear_keys_wear)
+{
+    game_t *g = rogue_alone(26);
+    item_new(g, item_named(C, "club"), 1, g->player, 0, 0, 0, NULL);
+    key(g, 'w');
+    int want = g->items.screen;
+    ck_assert_int_ne(want, ITEMUI_NONE);
+    key(g, KEY_ESC);
+    for (const char *k = "WP"; *k; k++) {
+        uint64_t now = g->sched.now;
+        key(g, (uint32_t)*k);
+        ck_assert_int_eq(g->items.screen, want);
+        ck_assert(!said(g, "Unknown command"));
+        key(g, KEY_ESC);
+        ck_assert_uint_eq(g->sched.now, now);
+    }
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    bool listed = false;
+    for (size_t i = 0; i < n; i++)
+        listed |= t[i].code == 'w' && strstr(t[i].what, "also W, P") != NULL;
+    ck_assert(listed);
+    game_free(g);
+}
+END_TEST
+
 /* The comma picks up as g does, as in the other roguelikes; the help
  * row of g says so. */
 START_TEST(comma_picks_up)
@@ -670,6 +698,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, known_and_unknown_potions_stack);
     tcase_add_test(t, enchanting_names_your_armour);
     tcase_add_test(t, comma_picks_up);
+    tcase_add_test(t, nethack_wear_keys_wear);
     tcase_add_test(t, weight_limits_the_pack);
     tcase_add_test(t, curses_hold_until_removed);
     tcase_add_test(t, speed_potion_messages_and_duration);
