@@ -164,6 +164,14 @@ static handle_t monster_in_view(game_t *g, keep_fn keep)
 
 enum { SEEN_KINDS = 8 }; /* kinds a stop names at most; past them, "others" */
 
+/* A unique never seen before: its first sighting names it (combat.c's
+ * "You notice ..."), so a stop's line leaves it out. */
+static bool unique_unmet(const game_t *g, const obj_t *o)
+{
+    int u = creature_unique_index(g->c, o->kind);
+    return u >= 0 && !(g->pc.uniques_seen >> u & 1);
+}
+
 /* One noun a kind of the monsters in view that stop a walk ("2 jackals"),
  * in registry order, at most SEEN_KINDS: how many; *more when some kind
  * was left out. A named one is never counted with another. */
@@ -172,7 +180,7 @@ static int seen_nouns(game_t *g, keep_fn keep, gram_noun_t out[SEEN_KINDS], int 
     int n = 0;
     *more = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        if (!stops_walk(g, h, reg_get(&g->reg, h), keep))
+        if (!stops_walk(g, h, reg_get(&g->reg, h), keep) || unique_unmet(g, reg_get(&g->reg, h)))
             continue;
         gram_noun_t one = creature_noun(g, h);
         int i = 0;

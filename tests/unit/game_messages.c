@@ -181,6 +181,29 @@ END_TEST
 /* A dwarf resists poison: a weak dose is shrugged off in one message and
  * hurts nothing; a human is poisoned and hurt; a golem, immune, says so
  * once. */
+/* A unique coming into view stops a walk, and its first sighting names
+ * it: the stop's line does not name it again ("You see Nimble Jack. You
+ * notice Nimble Jack, and he notices you."). */
+START_TEST(a_unique_is_noticed_once)
+{
+    game_t *g = alone_in_room(C, 9, DWARF, FIGHTER, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    for (int y = p->y - 6; y <= p->y + 1; y++) /* a wall hides him till the walk rounds it */
+        lv->terrain[y * lv->w + p->x + 2] = MAP_WALL;
+    lv->opaque_ok = 0;
+    spawn_at(g, "Nimble Jack", 4, -3);
+    uint32_t from = g->nmsg;
+    ck_assert(!any_since(g, 0, "Nimble Jack"));
+    keys_paged(g, "_");
+    g->cur_x = (int16_t)(p->x + 3), g->cur_y = (int16_t)(p->y + 5);
+    keys_paged(g, ".");
+    ck_assert_msg(any_since(g, from, "You notice Nimble Jack"), "%s", last_msg(g));
+    ck_assert_msg(!any_since(g, from, "You see Nimble Jack"), "%s", last_msg(g));
+    game_free(g);
+}
+END_TEST
+
 START_TEST(a_resisted_poison_is_said_once)
 {
     game_t *g = alone_in_room(C, 9, DWARF, FIGHTER, 4);
@@ -248,6 +271,7 @@ Suite *suite_game_messages(void)
     tcase_add_test(t, missiles_hit_in_their_own_words);
     tcase_add_test(t, blows_fit_the_weapon);
     tcase_add_test(t, a_resisted_poison_is_said_once);
+    tcase_add_test(t, a_unique_is_noticed_once);
     tcase_add_test(t, healing_by_an_element_is_said);
     suite_add_tcase(s, t);
     return s;
