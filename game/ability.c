@@ -162,7 +162,7 @@ int ability_summon(game_t *g, handle_t h)
         handle_t k = creature_make(g, kin, depth, x, y, &g->play, MAKE_AWARE);
         if (!k)
             break;
-        creature_say(g, "<Actor> appear<s:Actor>.", k, HANDLE_NONE);
+        creature_say(g, "<A:actor> appear<s:actor>.", k, HANDLE_NONE); /* new to the player */
         came++;
     }
     return came;

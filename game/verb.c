@@ -441,7 +441,7 @@ static int do_summon(verb_ctx_t *x, const script_call_t *d)
             return 0;
         handle_t h = creature_make(g, (uint16_t)kind, o->depth, fx, fy, &g->play, MAKE_AWARE);
         if (h)
-            creature_say(g, "<Actor> appear<s:Actor>.", h, HANDLE_NONE);
+            creature_say(g, "<A:actor> appear<s:actor>.", h, HANDLE_NONE);
     }
     return 0;
 }

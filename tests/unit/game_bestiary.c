@@ -162,6 +162,19 @@ START_TEST(kin_come_up_to_the_bound)
 }
 END_TEST
 
+/* One called is new to the player: "A kobold appears.", not "The kobold". */
+START_TEST(kin_called_appear_unknown)
+{
+    game_t *g = arena(6);
+    handle_t ch = spawn_at(g, "kobold chieftain", 2, 0);
+    uint32_t from = g->nmsg;
+    ck_assert_int_gt(ability_summon(g, ch), 0);
+    ck_assert_msg(said_since(g, from, "A kobold appears."), "%s", last_msg(g));
+    ck_assert(!said_since(g, from, "The kobold appears."));
+    done(g);
+}
+END_TEST
+
 /* A blink lands out of its foe's reach, on free floor. */
 START_TEST(blink_lands_away_from_the_foe)
 {
@@ -603,6 +616,7 @@ Suite *suite_game_bestiary(void)
     tcase_add_test(t, line_goes_through_its_aim);
     tcase_add_test(t, breath_hurts_all_in_it_and_recharges);
     tcase_add_test(t, kin_come_up_to_the_bound);
+    tcase_add_test(t, kin_called_appear_unknown);
     tcase_add_test(t, blink_lands_away_from_the_foe);
     tcase_add_test(t, thief_takes_gold_and_flees);
     tcase_add_test(t, thief_takes_an_item);
