@@ -4,6 +4,7 @@
 #include <string.h>
 #include "creature.h"
 #include "escape.h"
+#include "grammar.h"
 #include "item.h"
 #include "level.h"
 #include "msg.h"
@@ -318,17 +319,24 @@ static void encounter(game_t *g, int danger, int more)
     int px = p->x, py = p->y, kind = creature_pick_kind(g, &g->play, danger);
     int n = 1 + (int)rng_below(&g->play, 2) + more, x, y;
     handle_t first = HANDLE_NONE;
+    int came = 0;
     uint8_t reach[SPOT_W * SPOT_W];
     wild_reach(g, lv, px, py, reach);
     for (int i = 0; kind >= 0 && i < n && wild_spot(g, lv, reach, px, py, &x, &y); i++) {
         handle_t h = creature_make(g, (uint16_t)kind, ATLAS_OVERLAND, x, y, &g->play, MAKE_AWARE);
         first = first ? first : h;
+        came += h != HANDLE_NONE;
     }
     if (!first)
         return;
     g->atlas.encounters++;
     vision_update(g);
-    creature_say(g, "<Actor> come<s:Actor> at you across the wilds!", first, HANDLE_NONE);
+    gram_arg_t a = {"actor", creature_noun(g, first)}; /* new to the player, all of them */
+    a.noun.count = came;
+    char text[MSG_LEN];
+    if (gram_format(text, sizeof text, "<A:actor> come<s:actor> at you across the wilds!", &a, 1) >
+        0)
+        msg_add(g, "%s", text);
 }
 
 void overland_step(game_t *g)

@@ -700,6 +700,46 @@ START_TEST(the_overland_is_drawn_in_every_glyph_set)
 }
 END_TEST
 
+/* Those met in the wilds are new to the player and said as many as came:
+ * "2 cutpurses come at you", "A cutpurse comes at you", never "The
+ * cutpurse comes at you" for two. */
+START_TEST(encounters_say_how_many_came)
+{
+    game_t *g = outside(C, 9);
+    reg_get(&g->reg, g->player)->hp_max = 5000;
+    const level_t *lv = level_current(g);
+    int one = 0, more = 0;
+    for (int i = 0; i < 400 && g->state == GAME_RUNNING && !(one && more); i++) {
+        reg_get(&g->reg, g->player)->hp = 5000;
+        clear_wilds(g);
+        while (g->prompt != PROMPT_NONE)
+            key(g, KEY_ESC);
+        uint32_t from = g->nmsg, met = g->atlas.encounters;
+        const obj_t *p = reg_get(&g->reg, g->player);
+        key(g, i % 2 ? 'h' : 'l');
+        if (level_terrain(lv, p->x, p->y) == MAP_TOWN)
+            key(g, 'j');
+        if (g->atlas.encounters == met)
+            continue;
+        int n = 0;
+        const char *name = "";
+        for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+            const obj_t *o = reg_get(&g->reg, h);
+            if (o->type == OBJ_CREATURE && h != g->player && o->depth == ATLAS_OVERLAND)
+                n++, name = creature_kind(g, o)->name;
+        }
+        char the[96];
+        snprintf(the, sizeof the, "The %s comes at you", name);
+        ck_assert_msg(!said_since(g, from, the), "%d came: %s", n, last_msg(g));
+        ck_assert_msg(said_since(g, from, n > 1 ? " come at you across" : " comes at you across"),
+                      "%d came: %s", n, last_msg(g));
+        one += n == 1, more += n > 1;
+    }
+    ck_assert_int_gt(one + more, 0);
+    game_free(g);
+}
+END_TEST
+
 /* Steps in the wilds meet the creatures of the territory's danger; they
  * stay behind when the player goes in. */
 START_TEST(encounters_come_by_territory)
@@ -753,6 +793,7 @@ Suite *suite_game_overland(void)
     tcase_add_test(t, an_old_format_snapshot_still_restores);
     tcase_add_test(t, the_overland_is_drawn_in_every_glyph_set);
     tcase_add_test(t, encounters_come_by_territory);
+    tcase_add_test(t, encounters_say_how_many_came);
     suite_add_tcase(s, t);
     return s;
 }
