@@ -913,29 +913,38 @@ static int next_timeout(const spawnd_t *d)
  * following the links of the files a game maps (spawndisk.c). */
 static void keep_caps(void)
 {
-    static const cap_value_t KEEP[] = {CAP_SETUID,
-                                       CAP_SETGID,
-                                       CAP_KILL,
-                                       CAP_CHOWN,
-                                       CAP_FOWNER,
-                                       CAP_DAC_OVERRIDE,
-                                       CAP_DAC_READ_SEARCH,
-                                       CAP_CHECKPOINT_RESTORE};
-    cap_value_t have[sizeof KEEP / sizeof KEEP[0]];
-    int n = 0;
-    cap_t now = cap_get_proc(), c = cap_init();
-    for (size_t i = 0; now && i < sizeof KEEP / sizeof KEEP[0]; i++) {
-        cap_flag_value_t v = CAP_CLEAR;
-        if (cap_get_flag(now, KEEP[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
-            have[n++] = KEEP[i];
-    }
-    if (!now || !c || (n && cap_set_flag(c, CAP_PERMITTED, n, have, CAP_SET) < 0) ||
-        (n && cap_set_flag(c, CAP_EFFECTIVE, n, have, CAP_SET) < 0) || cap_set_proc(c) < 0)
+    static const int KEEP[] = {CAP_SETUID,
+                               CAP_SETGID,
+                               CAP_KILL,
+                               CAP_CHOWN,
+                               CAP_FOWNER,
+                               CAP_DAC_OVERRIDE,
+                               CAP_DAC_READ_SEARCH,
+                               CAP_CHECKPOINT_RESTORE};
+    if (spawnd_caps_keep(KEEP, sizeof KEEP / sizeof KEEP[0]) < 0)
         log_warn("spawner: cannot narrow its capabilities: %s", strerror(errno));
+}
+
+int spawnd_caps_keep(const int *keep, size_t n)
+{
+    cap_value_t have[16];
+    int k = 0;
+    cap_t now = cap_get_proc(), c = cap_init();
+    for (size_t i = 0; now && i < n && k < (int)(sizeof have / sizeof have[0]); i++) {
+        cap_flag_value_t v = CAP_CLEAR;
+        if (cap_get_flag(now, keep[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+            have[k++] = keep[i];
+    }
+    bool set = now && c && (!k || cap_set_flag(c, CAP_PERMITTED, k, have, CAP_SET) == 0) &&
+               (!k || cap_set_flag(c, CAP_EFFECTIVE, k, have, CAP_SET) == 0);
+    int ret = set && cap_set_proc(c) == 0 ? 0 : -1;
+    int e = errno;
     if (now)
         cap_free(now);
     if (c)
         cap_free(c);
+    errno = e;
+    return ret;
 }
 
 /* The process itself: signals, descriptors, subreaper, rights. */

@@ -54,6 +54,10 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err,
  * none; keep is sorted). */
 void spawnexec_close_all_but(int *keep, size_t n);
 
+/* Keeps, permitted and effective, only those of keep's n capabilities
+ * this process has now, and drops every other: 0, or -1 (errno). */
+int spawnd_caps_keep(const int *keep, size_t n);
+
 /* What the child's report pipe says: 0 it exec'd, -1 it failed before
  * (err: the step and why; the child exits, unreaped), 1 not yet. */
 int spawnexec_result(int report, char *err, size_t errlen);

@@ -445,21 +445,10 @@ static void add_held(spawndisk_t *dk, const diskreq_t *q, const orphans_t *o, di
  * of the files a game maps. */
 static void meter_caps(void)
 {
-    static const cap_value_t KEEP[] = {CAP_SETUID, CAP_SETGID, CAP_DAC_OVERRIDE,
-                                       CAP_DAC_READ_SEARCH, CAP_CHECKPOINT_RESTORE};
-    cap_value_t have[sizeof KEEP / sizeof KEEP[0]];
-    int n = 0;
-    cap_t now = cap_get_proc(), c = cap_init();
-    for (size_t i = 0; now && i < sizeof KEEP / sizeof KEEP[0]; i++) {
-        cap_flag_value_t v = CAP_CLEAR;
-        if (cap_get_flag(now, KEEP[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
-            have[n++] = KEEP[i];
-    }
-    if (!now || !c || (n && cap_set_flag(c, CAP_PERMITTED, n, have, CAP_SET) < 0) ||
-        (n && cap_set_flag(c, CAP_EFFECTIVE, n, have, CAP_SET) < 0) || cap_set_proc(c) < 0)
+    static const int KEEP[] = {CAP_SETUID, CAP_SETGID, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH,
+                               CAP_CHECKPOINT_RESTORE};
+    if (spawnd_caps_keep(KEEP, sizeof KEEP / sizeof KEEP[0]) < 0)
         _exit(1); /* more than it needs: not measuring with it */
-    cap_free(now);
-    cap_free(c);
 }
 
 /* In the measurer: the answer to one request of n bytes in buf. */
