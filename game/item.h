@@ -6,7 +6,8 @@
  *   magnitude  how many (a stack; 1 for anything that does not stack)
  *   hp         its enchantment (+1, -2...), known once IF_KNOWN
  *   remaining  charges (wands)
- *   a[0]       inventory letter (0 = 'a') while carried
+ *   a[0]       inventory letter (0 = 'a') while carried; on a shop's floor
+ *              unpaid, its stock letter + 1 (0 none yet: shop.c)
  *   a[1]       its ego (runic kind, ego.h) + 1; 0 none
  *   flags      IF_* below
  * Identical items stack: same kind, enchantment, curse and knowledge.

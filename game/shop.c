@@ -12,9 +12,11 @@
 #include "status.h"
 #include "voyage.h"
 
-#define WARES_MAX   20
+#define WARES_MAX    20
+/* Stock letters: a to z. */
+#define SHOP_LETTERS 26
 /* A stream of its own per level, apart from the map's, traps' and treasure's. */
-#define SHOP_STREAM 0x3000u
+#define SHOP_STREAM  0x3000u
 
 /* ---- where shops are --------------------------------------------------------- */
 
@@ -206,53 +208,116 @@ static const shop_kind_t *open_shop(const game_t *g)
     return k ? shop_at(g, g->levels[k->depth], k->x, k->y) : NULL;
 }
 
-/* What the screen lists in this mode, in a fixed order: buy, the unpaid
- * goods on the shop's floor, then those the player carries; sell, the
- * carried things the shop deals in; identify, the unknown ones. */
-static int wares(const game_t *g, handle_t out[WARES_MAX])
+/* Whether o is stock of shop sh (unpaid, on its floor, keeper k's level). */
+static bool is_stock(const game_t *g, const obj_t *o, const shop_kind_t *sh, const obj_t *k)
+{
+    return o->type == OBJ_ITEM && !o->target && (o->flags & IF_UNPAID) && o->depth == k->depth &&
+           shop_at(g, g->levels[k->depth], o->x, o->y) == sh;
+}
+
+/* Stock keeps its letter while it lies in the shop: a[0], 1 + the letter's
+ * index (0: none yet, as stock from before letters, or put back). Into
+ * by[l], the stock under letter l: first those with a letter of their own,
+ * then those without take the first free letters, in registry order. */
+static void stock_by_letter(const game_t *g, const shop_kind_t *sh, const obj_t *k,
+                            handle_t by[SHOP_LETTERS])
+{
+    for (int l = 0; l < SHOP_LETTERS; l++)
+        by[l] = HANDLE_NONE;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (is_stock(g, o, sh, k) && o->a[0] >= 1 && o->a[0] <= SHOP_LETTERS && !by[o->a[0] - 1])
+            by[o->a[0] - 1] = h;
+    }
+    int l = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (!is_stock(g, o, sh, k) ||
+            (o->a[0] >= 1 && o->a[0] <= SHOP_LETTERS && by[o->a[0] - 1] == h))
+            continue;
+        while (l < SHOP_LETTERS && by[l])
+            l++;
+        if (l < SHOP_LETTERS)
+            by[l] = h;
+    }
+}
+
+/* Writes the open shop's stock letters down (stock_by_letter): they hold
+ * from when the trade screen opens, whatever is bought. */
+static void letter_stock(game_t *g)
+{
+    const shop_kind_t *sh = open_shop(g);
+    const obj_t *k = reg_get(&g->reg, g->shop_keeper);
+    if (!sh || !k)
+        return;
+    handle_t by[SHOP_LETTERS];
+    stock_by_letter(g, sh, k, by);
+    for (int l = 0; l < SHOP_LETTERS; l++)
+        if (by[l])
+            reg_get(&g->reg, by[l])->a[0] = l + 1;
+}
+
+/* Adds ware h under letter code at n: n + 1. */
+static int ware_add(handle_t *w, int *letter, int n, handle_t h, int code)
+{
+    w[n] = h;
+    letter[n] = code;
+    return n + 1;
+}
+
+/* Buying lists the shop's stock in letter order, then the unpaid goods
+ * the player carries under the letters the stock leaves free. */
+static int buy_wares(const game_t *g, const shop_kind_t *sh, const obj_t *k, handle_t *w,
+                     int *letter)
+{
+    handle_t by[SHOP_LETTERS];
+    stock_by_letter(g, sh, k, by);
+    int n = 0;
+    for (int l = 0; l < SHOP_LETTERS && n < WARES_MAX; l++)
+        if (by[l])
+            n = ware_add(w, letter, n, by[l], 'a' + l);
+    handle_t inv[INV_SLOTS];
+    int ni = item_inventory(g, g->player, inv), l = 0;
+    for (int i = 0; i < ni && n < WARES_MAX; i++) {
+        while (l < SHOP_LETTERS && by[l])
+            l++;
+        if (l < SHOP_LETTERS && (reg_get(&g->reg, inv[i])->flags & IF_UNPAID))
+            n = ware_add(w, letter, n, inv[i], 'a' + l++);
+    }
+    return n;
+}
+
+/* What the screen lists in this mode, each with its letter: buy, the
+ * shop's stock and the unpaid goods carried (buy_wares); sell, the
+ * carried things the shop deals in; identify, the unknown ones; these
+ * two under their letters in the pack. */
+static int wares(const game_t *g, handle_t w[WARES_MAX], int letter[WARES_MAX])
 {
     const shop_kind_t *sh = open_shop(g);
     const obj_t *k = reg_get(&g->reg, g->shop_keeper);
     if (!sh || !k)
         return 0;
+    if (g->shop_mode == SHOP_BUY)
+        return buy_wares(g, sh, k, w, letter);
     int n = 0;
     handle_t inv[INV_SLOTS];
     int ni = item_inventory(g, g->player, inv);
-    if (g->shop_mode == SHOP_BUY) {
-        const level_t *lv = g->levels[k->depth];
-        for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && n < WARES_MAX;
-             h = reg_next(&g->reg, h)) {
-            const obj_t *o = reg_get(&g->reg, h);
-            if (o->type == OBJ_ITEM && !o->target && (o->flags & IF_UNPAID) &&
-                o->depth == k->depth && shop_at(g, lv, o->x, o->y) == sh)
-                out[n++] = h;
-        }
-    }
     for (int i = 0; i < ni && n < WARES_MAX; i++) {
         const obj_t *o = reg_get(&g->reg, inv[i]);
-        bool fits = g->shop_mode == SHOP_BUY    ? (o->flags & IF_UNPAID) != 0
-                    : g->shop_mode == SHOP_SELL ? (sh->classes & (1u << item_kind(g, o)->cls)) &&
-                                                      !(o->flags & (IF_EQUIPPED | IF_UNPAID))
-                                                : itemuse_unidentified(g, o);
+        bool fits = g->shop_mode == SHOP_SELL ? (sh->classes & (1u << item_kind(g, o)->cls)) &&
+                                                    !(o->flags & (IF_EQUIPPED | IF_UNPAID))
+                                              : itemuse_unidentified(g, o);
         if (fits)
-            out[n++] = inv[i];
+            n = ware_add(w, letter, n, inv[i], 'a' + o->a[0]);
     }
     return n;
 }
 
-/* The letter ware i of the list goes by: selling and identifying list
- * what the player carries, under its letter in the pack; buying lists
- * the shop's goods, a, b, c... */
-static int ware_letter(const game_t *g, const handle_t *w, int i)
-{
-    return g->shop_mode == SHOP_BUY ? 'a' + i : 'a' + reg_get(&g->reg, w[i])->a[0];
-}
-
 /* The ware the key names: its index in w, or -1. */
-static int ware_of_key(const game_t *g, const handle_t *w, int n, uint32_t code)
+static int ware_of_key(const int *letter, int n, uint32_t code)
 {
     for (int i = 0; i < n; i++)
-        if ((uint32_t)ware_letter(g, w, i) == code)
+        if ((uint32_t)letter[i] == code)
             return i;
     return -1;
 }
@@ -267,6 +332,7 @@ int shop_open(game_t *g, handle_t keeper)
     g->shop_keeper = keeper;
     g->shop_mode = SHOP_BUY;
     g->prompt = PROMPT_SHOP;
+    letter_stock(g);
     return 0;
 }
 
@@ -431,8 +497,10 @@ int shop_key(game_t *g, key_event_t k)
     int s = k.code >= '1' && k.code <= '9' ? service_nth(sh, (int)k.code - '1') : -1;
     if (s >= 0)
         return service(g, sh, s);
+    letter_stock(g);
     handle_t w[WARES_MAX];
-    int n = wares(g, w), i = ware_of_key(g, w, n, k.code);
+    int letter[WARES_MAX];
+    int n = wares(g, w, letter), i = ware_of_key(letter, n, k.code);
     if (i < 0)
         return 0;
     if (g->shop_mode == SHOP_SELL)
@@ -468,15 +536,15 @@ void shop_draw(game_t *g, screen_t *s)
     if (sh->classes || g->shop_mode == SHOP_IDENTIFY)
         screen_text(s, 2, y++, hi, TITLE[g->shop_mode]);
     handle_t w[WARES_MAX];
-    int n = sh->classes || g->shop_mode == SHOP_IDENTIFY ? wares(g, w) : 0;
+    int letter[WARES_MAX];
+    int n = sh->classes || g->shop_mode == SHOP_IDENTIFY ? wares(g, w, letter) : 0;
     for (int i = 0; i < n && y < s->h - 6; i++) {
         char name[80];
         item_describe(g, w[i], name, sizeof name);
         int gold = g->shop_mode == SHOP_BUY    ? shop_buy_price(g, w[i])
                    : g->shop_mode == SHOP_SELL ? shop_sell_price(g, w[i])
                                                : pc_price(g, sh->service[SERVICE_IDENTIFY]);
-        screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-43.43s %5d gold", ware_letter(g, w, i), name,
-                     gold);
+        screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-43.43s %5d gold", letter[i], name, gold);
     }
     if (!n && (sh->classes || g->shop_mode == SHOP_IDENTIFY))
         screen_text(s, 4, y++, STYLE_DEFAULT, "(nothing)");

@@ -226,6 +226,91 @@ static void view_row(game_t *g, int y, char *out, size_t n)
     screen_free(s);
 }
 
+/* The buy list row lettered l on the trade screen, into out: whether
+ * there is one. */
+static bool buy_row(game_t *g, int l, char *out, size_t n)
+{
+    char want[4] = {(char)l, ')', ' ', 0};
+    for (int y = 3; y < 18; y++) {
+        view_row(g, y, out, n);
+        if (!strncmp(out + 2, want, 3))
+            return true;
+    }
+    return false;
+}
+
+/* Stock keeps its letter across purchases: buying one from the middle of
+ * the list leaves the next one's letter buying that same thing (the list
+ * does not close up under it). */
+START_TEST(stock_keeps_its_letter_when_one_is_bought)
+{
+    game_t *g = in_town(C, 4);
+    beside(g, keeper_of(g, "the general store"));
+    g->items.gold = 5000;
+    key(g, 'p');
+    char rows[26][96];
+    int n = 0;
+    while (n < 26 && buy_row(g, 'a' + n, rows[n], sizeof rows[n]))
+        n++;
+    int mid = 1; /* an item whose successor reads unlike the one after */
+    while (mid + 2 < n && !strcmp(rows[mid + 1], rows[mid + 2]))
+        mid++;
+    ck_assert_msg(mid + 2 < n, "too few different wares (%d)", n);
+    key(g, (uint32_t)('a' + mid));
+    char row[96];
+    ck_assert(buy_row(g, 'a' + mid + 1, row, sizeof row));
+    ck_assert_str_eq(row, rows[mid + 1]);
+    ck_assert(!buy_row(g, 'a' + mid, row, sizeof row)); /* bought: a gap */
+    buf_t b; /* the letters hold through a save and resume */
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128];
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(game_hash(h), game_hash(g));
+    buf_free(&b);
+    game_free(g);
+    g = h;
+    int gold = g->items.gold, price = atoi(rows[mid + 1] + 49); /* "  x) name(43) price" */
+    ck_assert_int_gt(price, 0);
+    key(g, (uint32_t)('a' + mid + 1));
+    ck_assert_int_eq(g->items.gold, gold - price);
+    ck_assert(!buy_row(g, 'a' + mid + 1, row, sizeof row));
+    ck_assert(buy_row(g, 'a' + mid + 2, row, sizeof row));
+    ck_assert_str_eq(row, rows[mid + 2]);
+    game_free(g);
+}
+END_TEST
+
+/* Stock without a letter of its own (as saved before stock kept letters)
+ * takes the first free letters, in order, when the trade screen opens. */
+START_TEST(unlettered_stock_takes_the_first_free_letters)
+{
+    game_t *g = in_town(C, 4);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    key(g, 'p');
+    char before[3][96], row[96];
+    for (int i = 0; i < 3; i++)
+        ck_assert(buy_row(g, 'a' + i, before[i], sizeof before[i]));
+    key(g, KEY_ESC);
+    const obj_t *ko = reg_get(&g->reg, k);
+    const level_t *lv = g->levels[ko->depth];
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target && (o->flags & IF_UNPAID) &&
+            shop_at(g, lv, o->x, o->y) == shop_of(g, k))
+            o->a[0] = 0;
+    }
+    key(g, 'p');
+    for (int i = 0; i < 3; i++) {
+        ck_assert(buy_row(g, 'a' + i, row, sizeof row));
+        ck_assert_str_eq(row, before[i]);
+    }
+    game_free(g);
+}
+END_TEST
+
 /* The trade screen's title starts its sentence with a capital: "The
  * general store. You have 120 gold." */
 START_TEST(the_trade_screen_title_is_a_sentence)
@@ -595,6 +680,8 @@ Suite *suite_game_town(void)
     tcase_add_test(t, look_tab_finds_the_keeper);
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);
+    tcase_add_test(t, stock_keeps_its_letter_when_one_is_bought);
+    tcase_add_test(t, unlettered_stock_takes_the_first_free_letters);
     tcase_add_test(t, the_trade_screen_says_what_happened);
     tcase_add_test(t, keepers_do_not_stop_a_walk);
     tcase_add_test(t, charisma_sets_prices);
