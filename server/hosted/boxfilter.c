@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Refused with EPERM, by name (libseccomp's; a name unknown to it fails
@@ -57,12 +58,29 @@ static int rules_by_name(scmp_filter_ctx ctx, const char **bad)
     return 0;
 }
 
-/* The calls refused by their arguments: personality but for the query
- * of the current one, clone making a namespace; clone3 (whose flags are
- * in memory a filter cannot read) with ENOSYS. */
-static int rules_by_argument(scmp_filter_ctx ctx, const char **bad)
+/* Unix sockets, the one kind that carries descriptors (SCM_RIGHTS): a
+ * file removed while open, sent into a socket's queue and closed, is
+ * held by no process, so the disk cap's measurer would not see it. */
+static int rules_unix_sockets(scmp_filter_ctx ctx, const char **bad)
 {
     int r;
+    *bad = "socket";
+    if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+                              SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX))) < 0)
+        return r;
+    *bad = "socketpair";
+    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
+                            SCMP_A0_32(SCMP_CMP_EQ, AF_UNIX));
+}
+
+/* The calls refused by their arguments: personality but for the query
+ * of the current one, clone making a namespace; clone3 (whose flags are
+ * in memory a filter cannot read) with ENOSYS; a Unix socket. */
+static int rules_by_argument(scmp_filter_ctx ctx, const char **bad)
+{
+    int r = rules_unix_sockets(ctx, bad);
+    if (r < 0)
+        return r;
     *bad = "personality";
     if ((r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
                               SCMP_A0_32(SCMP_CMP_NE, 0xffffffffu))) < 0)

@@ -10,6 +10,7 @@ that hangs (a FUSE mount that never answers) costs that player's start
 alone."""
 import ctypes
 import datetime
+import errno
 import os
 import pathlib
 import re
@@ -372,6 +373,35 @@ def test_files_a_program_holds_open_with_no_name_count_against_its_cap(bindir, t
             t.send(key)  # what it held went with it: not refused
             t.wait_for(RAN)
             assert len(re.findall(rf"hosted start user={name} game={game} ", d.log())) == 2
+    finally:
+        d.stop_clean()
+
+
+@pytest.mark.parametrize("network", ["", "network = host\n"])
+def test_a_program_cannot_hide_removed_files_in_a_sockets_queue(bindir, tmp_path, clients,
+                                                                 network):
+    """A file removed while open, its descriptor sent (SCM_RIGHTS) into a
+    Unix socket's queue and closed, is held by no process: the measurer
+    would not see it. The box's filter refuses Unix sockets (socketpair
+    and socket alike, EPERM), so the program keeps its 12 MB open and is
+    hung up over its 8 MB cap, its player told."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game hide]\ncommand = {toy} hold removed 12 inflight\n"
+              f"disk = 8\nhangup-timeout = 60\n{network}")
+    try:
+        t = clients(d.port)
+        name = unique_name("if")
+        t.register(name)
+        t.send("1")
+        pid = d.wait_log(rf"hosted start user={name} game=hide pid=(\d+)").group(1)
+        d.wait_log(rf"spawner: disk over game=hide dir={name} pid={pid} bytes=\d+ entries=\d+ "
+                   r"held=\d+: hung up", timeout=10)
+        t.wait_for(HELP)
+        shown, eperm = t.raw.decode(errors="replace"), os.strerror(errno.EPERM)
+        assert f"inflight: socketpair: {eperm}" in shown, shown[-2000:]
+        assert f"inflight: socket: {eperm}" in shown, shown[-2000:]
+        assert re.search(rf"hide {re.escape(STOPPED)}\s+They take \d+\.\d MB \(\d+\.\d MB "
+                         r"deleted but open\), over the 8 MB allowed\.", t.text()), t.text()
     finally:
         d.stop_clean()
 

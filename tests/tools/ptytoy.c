@@ -84,7 +84,7 @@
  *              tmpfs there (memory no limit counts); prints "spill DIR:
  *              ok|why", "nested namespaces: ok|why", "nested tmpfs:
  *              ok|why" (when it has them), "spill done", then waits for 'q'
- *   hold removed|tmpfile|mapped N [child|orphan|undumpable]
+ *   hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]
  *              holds N files of 1 MB open in its working directory (the
  *              player's) that no name there shows, as a program that would
  *              fill the disk past its caps: each made, written and removed
@@ -96,7 +96,13 @@
  *              gone (left to a subreaper, in the same session); with
  *              undumpable it first makes itself
  *              undumpable (its /proc closed to its own user, as a program
- *              that would hide what it holds). Prints "hold ready" first and "held N"
+ *              that would hide what it holds); with inflight each
+ *              descriptor is sent (SCM_RIGHTS) into the queue of a Unix
+ *              socket of its own, never received, and closed, so that no
+ *              process holds the file (a socketpair, else a datagram
+ *              socket connected to itself; "inflight: ok" or "inflight: "
+ *              and why not for each way, and when neither is had it keeps
+ *              the descriptors). Prints "hold ready" first and "held N"
  *              (or "hold: " and why not) after, then waits for 'q'
  *   sysv       makes a System V shared memory segment of 1 MB, writes it
  *              and leaves it; prints "sysv shm ID" (or why not), then
@@ -921,8 +927,52 @@ static int map_one(const char *name)
     return msync(m, 1 << 20, MS_SYNC);
 }
 
+/* A Unix socket whose sends queue on itself, never read: a socketpair's
+ * end, else a datagram socket connected to its own (autobound) name; -1
+ * when there is none, each try said. */
+static int inflight_socket(void)
+{
+    int sv[2], s;
+    char line[120];
+    int r = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+    snprintf(line, sizeof line, "inflight: socketpair: %s\r\n", r < 0 ? strerror(errno) : "ok");
+    out(line);
+    if (r == 0)
+        return sv[0];
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    socklen_t len = sizeof a.sun_family;
+    s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    r = s < 0 || bind(s, (struct sockaddr *)&a, len) < 0 ? -1 : 0; /* autobind */
+    len = sizeof a;
+    if (r == 0 && (getsockname(s, (struct sockaddr *)&a, &len) < 0 ||
+                   connect(s, (struct sockaddr *)&a, len) < 0))
+        r = -1;
+    snprintf(line, sizeof line, "inflight: socket: %s\r\n", r < 0 ? strerror(errno) : "ok");
+    out(line);
+    return r < 0 ? -1 : s;
+}
+
+/* fd sent into sock's queue and closed: 0, or -1 (fd kept). */
+static int send_away(int sock, int fd)
+{
+    char byte = 'x', ctl[CMSG_SPACE(sizeof fd)] = {0};
+    struct iovec iov = {&byte, 1};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof fd);
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    if (sendmsg(sock, &m, 0) != 1)
+        return -1;
+    return close(fd);
+}
+
+static int inflight_sock = -1; /* hold's, with inflight */
+
 /* One held file of 1 MB: open, written, with no name; its descriptor
- * (mapped: 0, none left). */
+ * (mapped, or sent away: 0, none left). */
 static int hold_one(int i, int how)
 {
     static char block[64 * 1024];
@@ -939,7 +989,9 @@ static int hold_one(int i, int how)
     for (int k = 0; k < 16; k++)
         if (write(fd, block, sizeof block) != (ssize_t)sizeof block)
             return -1;
-    return fsync(fd) < 0 ? -1 : fd; /* its blocks allocated: st_blocks counts them */
+    if (fsync(fd) < 0) /* its blocks allocated: st_blocks counts them */
+        return -1;
+    return inflight_sock >= 0 ? send_away(inflight_sock, fd) : fd;
 }
 
 /* The files held, and what to say of them, in line. */
@@ -968,6 +1020,8 @@ static int hold(int argc, char **argv)
     char line[300] = "hold: the child said nothing\r\n";
     raw_mode();
     out("hold ready\r\n");
+    if (argc > 4 && !strcmp(argv[4], "inflight"))
+        inflight_sock = inflight_socket();
     if (!child)
         hold_all(n, how, line, sizeof line);
     else if (pipe(told) < 0)
@@ -1056,6 +1110,6 @@ int main(int argc, char **argv)
             "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
             "NAME|peek|kill|snoop [DIR...]|"
             "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-            "hold removed|tmpfile|mapped N [child|orphan|undumpable]|slow N\n");
+            "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N\n");
     return 2;
 }
