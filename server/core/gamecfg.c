@@ -25,6 +25,7 @@ typedef enum {
     K_NET,    /* "none" or "host" */
     K_STATUS, /* a status pattern (statuspat.h) */
     K_NAMES,  /* file names (no '/'), separated by blanks */
+    K_SIZE,   /* WxH, two ints */
 } kind_t;
 
 typedef struct {
@@ -64,6 +65,8 @@ static const gamekey_t KEYS[] = {
     {"keys", K_KEYS, F(key_prefix), 0, 0, 0},
     {"network", K_NET, F(network), 0, 0, 0},
     {"status", K_STATUS, F(status), 0, 0, 0},
+    {"min-size", K_SIZE, F(min_size), 0, 0, 0},
+    {"phone-size", K_SIZE, F(phone_size), 0, 0, 0},
 };
 #undef F
 #undef LIM
@@ -294,10 +297,34 @@ static int check_status(parser_t *ps, const char *val)
     return 0;
 }
 
+/* "WxH" (x or X), each a number within the size caps. */
+static int set_size(parser_t *ps, const gamekey_t *k, const char *val)
+{
+    int *out = (int *)((char *)ps->cur + k->off);
+    char *end = NULL;
+    errno = 0;
+    long w = isdigit((unsigned char)val[0]) ? strtol(val, &end, 10) : -1;
+    long h = end && (*end == 'x' || *end == 'X') && isdigit((unsigned char)end[1])
+                 ? strtol(end + 1, &end, 10)
+                 : -1;
+    if (errno || h < 0 || *end)
+        return fail(ps, "[game %s]: %s: expected columns x rows, as 80x24, got \"%s\"", ps->cur->id,
+                    k->key, val);
+    if (w < GAMECFG_SIZE_MIN_W || h < GAMECFG_SIZE_MIN_H || w > GAMECFG_SIZE_MAX_W ||
+        h > GAMECFG_SIZE_MAX_H)
+        return fail(ps, "[game %s]: %s: %s is outside %dx%d to %dx%d", ps->cur->id, k->key, val,
+                    GAMECFG_SIZE_MIN_W, GAMECFG_SIZE_MIN_H, GAMECFG_SIZE_MAX_W, GAMECFG_SIZE_MAX_H);
+    out[0] = (int)w;
+    out[1] = (int)h;
+    return 0;
+}
+
 static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
 {
     if (k->kind == K_LIMIT || k->kind == K_INT)
         return set_number(ps, k, val);
+    if (k->kind == K_SIZE)
+        return set_size(ps, k, val);
     if (k->kind == K_KEYS)
         return set_keys(ps, val);
     if (k->kind == K_NET)
@@ -401,6 +428,20 @@ static int check_command(parser_t *ps, const gamecfg_t *g)
     return 0;
 }
 
+/* min-size's and phone-size's defaults; a phone's terminal is not below
+ * the program's smallest. */
+static int check_sizes(parser_t *ps, gamecfg_t *g)
+{
+    if (!g->min_size[0])
+        g->min_size[0] = GAMECFG_SIZE_MIN_W, g->min_size[1] = GAMECFG_SIZE_MIN_H;
+    if (!g->phone_size[0])
+        memcpy(g->phone_size, g->min_size, sizeof g->phone_size);
+    if (g->phone_size[0] < g->min_size[0] || g->phone_size[1] < g->min_size[1])
+        return fail(ps, "[game %s]: phone-size %dx%d is below min-size %dx%d", g->id,
+                    g->phone_size[0], g->phone_size[1], g->min_size[0], g->min_size[1]);
+    return 0;
+}
+
 /* The end of a section: check it, fill defaults, add it to the list. */
 static int section_end(parser_t *ps)
 {
@@ -416,7 +457,7 @@ static int section_end(parser_t *ps)
         return fail(ps, "[game %s]: playground needs network = none (the box it is mounted in)",
                     g->id);
     if (check_playground_names(ps, g) < 0 || check_xlog_shared(ps, g) < 0 ||
-        check_command(ps, g) < 0)
+        check_command(ps, g) < 0 || check_sizes(ps, g) < 0)
         return -1;
     if (!g->name[0])
         snprintf(g->name, sizeof g->name, "%s", g->id);

@@ -77,6 +77,14 @@
  *   network     "none" (default): the program has no network, not even
  *               127.0.0.1 (a user and a network namespace of its own,
  *               spawnexec.c); "host": the machine's network
+ *   min-size    WxH: the smallest terminal the program gets (default
+ *               80x24, at least that, at most GAMECFG_SIZE_MAX_W x
+ *               GAMECFG_SIZE_MAX_H): a player's terminal below it is
+ *               asked to grow and the program keeps min-size meanwhile
+ *   phone-size  WxH: the terminal a browser's phone layout gives it, the
+ *               font fitted to its width (default min-size; at least
+ *               min-size, at most the same caps), e.g. 80x34 for Crawl,
+ *               which lays out more rows when it has them
  *   status      a PCRE2 pattern matched against the program's screen for
  *               the depth and turn the lists show (statuspat.h), e.g.
  *               Dlvl:(?<depth>\d+).*T:(?<turn>\d+)  (no " #" in it: that
@@ -115,6 +123,12 @@
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
  * read and write it whole */
 #define GAMECFG_RC_MAX         8192
+/* min-size and phone-size: at least 80x24 (what terminal games lay out
+ * for), at most these */
+#define GAMECFG_SIZE_MIN_W     80
+#define GAMECFG_SIZE_MIN_H     24
+#define GAMECFG_SIZE_MAX_W     250
+#define GAMECFG_SIZE_MAX_H     100
 /* ^\: Warren's keys in a hosted game follow it. Not ^], which telnet
  * clients keep as their escape key. */
 #define GAMECFG_PREFIX         0x1C
@@ -159,6 +173,8 @@ typedef struct {
     int start_seconds;         /* start-timeout */
     uint32_t key_prefix;       /* keys = prefix ^C: that control code; 0: direct */
     bool network;              /* network = host; false (none): cut off */
+    int min_size[2];           /* min-size: columns, rows */
+    int phone_size[2];         /* phone-size: columns, rows */
     char status[GAMECFG_TEXT]; /* a status pattern (statuspat.h); "" = none */
     int line;                  /* where the section starts, for messages */
 } gamecfg_t;

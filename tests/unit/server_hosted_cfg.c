@@ -1,6 +1,7 @@
 /* Unit tests: server/hosted's text side — command lines (cmdline), [game]
  * sections (gamecfg) and xlogfile rows (xlog). */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 #include "cmdline.h"
 #include "gamecfg.h"
@@ -364,6 +365,66 @@ static int count(char **list)
     return n;
 }
 
+/* min-size and phone-size: WxH within 80x24 and 250x100, a phone's not
+ * below min-size; defaults 80x24 and min-size; a bad one refused with
+ * the section, the key and why. */
+START_TEST(gamecfg_reads_sizes)
+{
+    gamecfg_list_t l = {0};
+    char err[256];
+    const char *text = "[game nh]\ncommand = /bin/x\n"
+                       "[game crawl]\ncommand = /bin/x\nphone-size = 80x34\n"
+                       "[game big]\ncommand = /bin/x\nmin-size = 100X30\n";
+    ck_assert_int_eq(gamecfg_parse(&l, text, strlen(text), 1, err, sizeof err), 0);
+    const gamecfg_t *nh = gamecfg_find(&l, "nh"), *crawl = gamecfg_find(&l, "crawl"),
+                    *big = gamecfg_find(&l, "big");
+    ck_assert_int_eq(nh->min_size[0], 80);
+    ck_assert_int_eq(nh->min_size[1], 24);
+    ck_assert_int_eq(nh->phone_size[0], 80);
+    ck_assert_int_eq(nh->phone_size[1], 24);
+    ck_assert_int_eq(crawl->min_size[1], 24);
+    ck_assert_int_eq(crawl->phone_size[0], 80);
+    ck_assert_int_eq(crawl->phone_size[1], 34);
+    ck_assert_int_eq(big->min_size[0], 100);
+    ck_assert_int_eq(big->min_size[1], 30);
+    ck_assert_int_eq(big->phone_size[0], 100); /* min-size's */
+    ck_assert_int_eq(big->phone_size[1], 30);
+    gamecfg_list_free(&l);
+    static const struct {
+        const char *line, *err;
+    } bad[] = {
+        {"min-size = 80", "expected columns x rows, as 80x24, got \"80\""},
+        {"min-size = 80x", "expected columns x rows, as 80x24, got \"80x\""},
+        {"min-size = x24", "expected columns x rows, as 80x24, got \"x24\""},
+        {"min-size = 80x24x2", "expected columns x rows, as 80x24, got \"80x24x2\""},
+        {"min-size = 80 x 24", "expected columns x rows, as 80x24, got \"80 x 24\""},
+        {"min-size = -80x24", "expected columns x rows, as 80x24, got \"-80x24\""},
+        {"phone-size = 80x+30", "expected columns x rows, as 80x24, got \"80x+30\""},
+        {"min-size = 99999999999999999999x24",
+         "expected columns x rows, as 80x24, got \"99999999999999999999x24\""},
+        {"min-size = 79x24", "79x24 is outside 80x24 to 250x100"},
+        {"phone-size = 80x23", "80x23 is outside 80x24 to 250x100"},
+        {"min-size = 251x24", "251x24 is outside 80x24 to 250x100"},
+        {"phone-size = 80x101", "80x101 is outside 80x24 to 250x100"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char t[200], want[300];
+        snprintf(t, sizeof t, "[game crawl]\ncommand = /bin/x\n%s\n", bad[i].line);
+        snprintf(want, sizeof want, "line 3: [game crawl]: %.*s: %s",
+                 (int)strcspn(bad[i].line, " "), bad[i].line, bad[i].err);
+        ck_assert_int_eq(gamecfg_parse(&l, t, strlen(t), 1, err, sizeof err), -1);
+        ck_assert_str_eq(err, want);
+        ck_assert_int_eq(l.n, 0);
+    }
+    text = "[game crawl]\ncommand = /bin/x\nmin-size = 80x30\nphone-size = 80x28\n";
+    ck_assert_int_eq(gamecfg_parse(&l, text, strlen(text), 1, err, sizeof err), -1);
+    ck_assert_str_eq(err, "line 1: [game crawl]: phone-size 80x28 is below min-size 80x30");
+    text = "[game crawl]\ncommand = /bin/x\nmin-size = 80x30\nmin-size = 80x30\n";
+    ck_assert_int_eq(gamecfg_parse(&l, text, strlen(text), 1, err, sizeof err), -1);
+    ck_assert_str_eq(err, "line 4: min-size given twice");
+}
+END_TEST
+
 START_TEST(gamecfg_builds_a_launch)
 {
     gamecfg_list_t l = {NULL, 0};
@@ -556,6 +617,7 @@ Suite *suite_server_hosted_cfg(void)
     tcase_add_test(t, cmdline_rejects_bad_commands_and_values);
     tcase_add_test(t, gamecfg_parses_sections);
     tcase_add_test(t, gamecfg_reports_the_line);
+    tcase_add_test(t, gamecfg_reads_sizes);
     tcase_add_test(t, gamecfg_builds_a_launch);
     tcase_add_test(t, xlog_reads_nethack_rows);
     tcase_add_test(t, xlog_reads_crawl_rows);
