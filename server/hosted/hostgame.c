@@ -105,20 +105,21 @@ static void pty_key(conn_t *c, session_t *s, key_event_t k)
     session_keyed(s);
 }
 
-/* A terminal program is never given a size below 80x24 (Crawl aborts,
- * NetHack's tty draws over itself): a smaller terminal's player is told
- * to enlarge it (conn_too_small) while the program keeps 80x24 or more. */
-static void program_size(int *w, int *h)
+/* A terminal program is never given a size below its section's
+ * min-size, 80x24 at least (Crawl aborts, NetHack's tty draws over
+ * itself): a smaller terminal's player is told to enlarge it
+ * (conn_too_small) while the program keeps that size or more. */
+static void program_size(const gamecfg_t *g, int *w, int *h)
 {
-    if (*w < TERM_MIN_W)
-        *w = TERM_MIN_W;
-    if (*h < TERM_MIN_H)
-        *h = TERM_MIN_H;
+    if (*w < g->min_size[0])
+        *w = g->min_size[0];
+    if (*h < g->min_size[1])
+        *h = g->min_size[1];
 }
 
 static void pty_resize(session_t *s, int w, int h)
 {
-    program_size(&w, &h);
+    program_size(hg_of(s)->cfg, &w, &h);
     int ow, oh;
     vtgrid_size(ptyproc_grid(hg_of(s)->proc), &ow, &oh);
     if (ptyproc_resize(hg_of(s)->proc, w, h) == 0 && (ow != w || oh != h))
@@ -594,7 +595,7 @@ static int rc_save(server_t *srv, const gamecfg_t *g, const char *user, const ch
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
     ptyproc_opts_t o = {hg->cfg->id, s->user, hg->game_name, c->w, c->h};
-    program_size(&o.w, &o.h); /* c may have become too small meanwhile (play: the wait) */
+    program_size(hg->cfg, &o.w, &o.h); /* c may have become too small meanwhile (play: the wait) */
     ptyproc_cbs_t cbs = {on_output, on_exited, on_started, on_stopped};
     return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }

@@ -11,9 +11,10 @@
  * ("%d/PATH") by the spawner as the game's user, the session finishing
  * on its answer. Its output is recorded as it is read (hostrec.h).
  *
- * The program's terminal is the player's, never below 80x24: a player
- * whose terminal is smaller is told to enlarge it (conn_too_small) and
- * the program keeps its size, or starts at 80x24.
+ * The program's terminal is the player's, never below its section's
+ * min-size (80x24 at least): a player whose terminal is below 80x24 is
+ * told to enlarge it (conn_too_small) and the program keeps its size, or
+ * starts at min-size.
  *
  * The spawner keeps each player's directory to its section's disk caps
  * (spawner.h): a start it refuses for them tells the player by how much
