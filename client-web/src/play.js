@@ -6,14 +6,20 @@ const status = document.getElementById('status');
 const watchers = document.getElementById('watchers');
 const chatOn = document.getElementById('chat-on');
 // /play/ID is a hosted game (NetHack, Crawl): its arrows are h j k l, and
-// on a phone its terminal is the 80x24 it lays out for; /play/daily is Warren's
+// on a phone its terminal is the size it lays out for (the section's
+// phone-size, which the server puts in a meta element; 80x24 without
+// one); /play/daily is Warren's
 const warrens = ['/play/warren', '/play/daily'];
 const hosted = /^\/play\/./.test(location.pathname) && !warrens.includes(location.pathname);
+const phoneSize = () => {
+  const m = /^(\d+)x(\d+)$/.exec(document.querySelector('meta[name="warren-phone-size"]')?.content || '');
+  return m ? [Number(m[1]), Number(m[2])] : [80, 24];
+};
 let t = null;
 const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o), { player: true });
 
 t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { // /play or /play/GAME
-  programSize: hosted,
+  programSize: hosted && phoneSize(),
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {
     if (chat.onMessage(m)) return;

@@ -25,10 +25,11 @@ export { wsUrl };
 // font between MIN_FONT and MAX_FONT (at least 80x24, at most about 160
 // columns); a watcher's is the game's size (setGameSize) at the largest
 // font that fits, centred.
-// opts.programSize: a hosted program's terminal (NetHack, Crawl lay out
-// for 80x24 and leave the rest blank): on a screen where 80x24 do not fit
-// at the starting font (a phone) it is exactly 80x24, as large as fits,
-// and the page gets the class `fitted` (the key row takes the rest).
+// opts.programSize: [w, h], a hosted program's terminal on a phone
+// (NetHack lays out for 80x24 and leaves the rest blank; Crawl uses more
+// rows): on a screen where 80x24 do not fit at the starting font (a
+// phone) it is exactly w x h, as large as fits, and the page gets the
+// class `fitted` (the key row takes the rest).
 export function openTerminal(el, path, opts = {}) {
   const term = new Terminal({
     cursorBlink: !opts.readOnly,
@@ -73,7 +74,7 @@ export function openTerminal(el, path, opts = {}) {
     }
     const at = cellsAt(FONT);
     if (opts.programSize && (at.cols < MIN_COLS || at.rows < MIN_ROWS)) {
-      fitSize(MIN_COLS, MIN_ROWS);
+      fitSize(opts.programSize[0], opts.programSize[1]);
       return true;
     }
     // small screens (phones): shrink until 80x24 fit; big ones: grow past 160 columns

@@ -11,7 +11,9 @@
  * templates read at start: <!--nav--> becomes the navigation and, in the
  * lobby, <!--games--> the rows of the live games, so the lobby lists them
  * without JavaScript (its script then keeps the list live), and
- * <!--welcome--> and <!--feed--> what lobby_page.h says. Served as plain
+ * <!--welcome--> and <!--feed--> what lobby_page.h says; in /play/ID,
+ * <!--phone--> a meta element with the hosted game's phone-size, the
+ * terminal the page's phone layout gives the program. Served as plain
  * files (tests/tools/web_harness) the markers are comments.
  *
  * An address no page has is 404 in the same shell: the header, the
@@ -275,6 +277,17 @@ static void template_viewer(void *ud)
     webgw_viewer(t->g, t->cookie, on_template_viewer, t);
 }
 
+/* /play/ID of a hosted game: its phone-size, for the page's phone layout
+ * (client-web/src/play.js); nothing elsewhere. */
+static void phone_meta(webgw_t *g, buf_t *b, const char *here)
+{
+    const char *id = !strncmp(here, "/play/", 6) ? here + 6 : NULL;
+    const gamecfg_t *game = id ? gamecfg_find(&g->srv->cfg.games, id) : NULL;
+    if (game)
+        buf_printf(b, "<meta name=\"warren-phone-size\" content=\"%dx%d\">", game->phone_size[0],
+                   game->phone_size[1]);
+}
+
 /* The template with its markers filled for the viewer. */
 static void on_template_viewer(void *ud, const db_user_t *u)
 {
@@ -303,6 +316,9 @@ static void on_template_viewer(void *ud, const db_user_t *u)
         } else if (strncmp(m, "<!--feed-->", 11) == 0) {
             lobby_page_feed(g, &b);
             s = m + 11;
+        } else if (strncmp(m, "<!--phone-->", 12) == 0) {
+            phone_meta(g, &b, t->here);
+            s = m + 12;
         } else {
             buf_puts(&b, "<!--");
             s = m + 4;
