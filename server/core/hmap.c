@@ -1,6 +1,8 @@
 /* hmap — chained hash table with power-of-two slots; see hmap.h. */
 #include "hmap.h"
+#include <sodium.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define HMAP_MIN_SLOTS 16
 
@@ -133,4 +135,44 @@ uint64_t hmap_hash_str(const char *s)
 uint64_t hmap_hash_nocase(const char *s)
 {
     return fnv(s, 1);
+}
+
+_Static_assert(sizeof(((hmap_secret_t *)0)->key) == crypto_shorthash_KEYBYTES, "SipHash's key");
+
+int hmap_secret_init(hmap_secret_t *sec)
+{
+    memset(sec, 0, sizeof *sec);
+    if (sodium_init() < 0)
+        return -1;
+    randombytes_buf(sec->key, sizeof sec->key);
+    return 0;
+}
+
+uint64_t hmap_hash_keyed(const hmap_secret_t *sec, const void *data, size_t n)
+{
+    unsigned char h[crypto_shorthash_BYTES];
+    crypto_shorthash(h, data, n, sec->key);
+    uint64_t v;
+    memcpy(&v, h, sizeof v);
+    return v;
+}
+
+uint64_t hmap_hash_keyed_str(const hmap_secret_t *sec, const char *s)
+{
+    return hmap_hash_keyed(sec, s, strlen(s));
+}
+
+/* Folded a piece at a time, each piece hashed after the hash so far. */
+uint64_t hmap_hash_keyed_nocase(const hmap_secret_t *sec, const char *s)
+{
+    unsigned char piece[256];
+    uint64_t h = 0;
+    do {
+        memcpy(piece, &h, sizeof h);
+        size_t n = sizeof h;
+        for (; *s && n < sizeof piece; s++, n++)
+            piece[n] = (unsigned char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
+        h = hmap_hash_keyed(sec, piece, n);
+    } while (*s);
+    return h;
 }

@@ -55,9 +55,27 @@ hnode_t *hmap_first(const hmap_t *m, uint64_t hash); /* NULL when none */
 hnode_t *hmap_next(const hnode_t *n);                /* the next with n's hash */
 size_t hmap_count(const hmap_t *m);
 
-/* Hashes for common keys (FNV-1a, then mixed so low bits spread). */
+/* Hashes for common keys (FNV-1a, then mixed so low bits spread): for
+ * keys the daemon chooses (ids, pids). Anyone who can choose the keys can
+ * choose ones that share a chain, so a table of keys from outside (names,
+ * addresses) uses the keyed hashes below. */
 uint64_t hmap_hash_str(const char *s);
 uint64_t hmap_hash_nocase(const char *s); /* ASCII letters folded */
 uint64_t hmap_hash_u64(uint64_t v);
+
+/* The secret of a table keyed against hash flooding: libsodium's
+ * crypto_shorthash (SipHash) under a random key, so which keys share a
+ * chain cannot be worked out from outside. Each table (or owner) makes
+ * its own with hmap_secret_init; copy it freely. */
+typedef struct {
+    unsigned char key[16]; /* private: crypto_shorthash_KEYBYTES */
+} hmap_secret_t;
+
+/* A fresh random secret. 0, or -1 when libsodium cannot start (the
+ * secret is then all zeros: still a working hash, only not secret). */
+int hmap_secret_init(hmap_secret_t *sec);
+uint64_t hmap_hash_keyed(const hmap_secret_t *sec, const void *data, size_t n);
+uint64_t hmap_hash_keyed_str(const hmap_secret_t *sec, const char *s);
+uint64_t hmap_hash_keyed_nocase(const hmap_secret_t *sec, const char *s); /* ASCII folded */
 
 #endif

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "hmap.h"
 
 typedef struct {
@@ -107,6 +108,40 @@ START_TEST(string_hashes)
 }
 END_TEST
 
+/* Strings an outsider picks to share a slot under the plain hash (FNV's
+ * low 10 bits) spread under a keyed one, whose slots differ from one
+ * secret to the next; the folded hash folds letters only, also past the
+ * first piece of a long key. */
+START_TEST(keyed_hashes)
+{
+    hmap_secret_t a, b;
+    ck_assert_int_eq(hmap_secret_init(&a), 0);
+    ck_assert_int_eq(hmap_secret_init(&b), 0);
+    char s[32];
+    unsigned target = (unsigned)(hmap_hash_str("k0") & 1023), found = 0, same_a = 0, moved = 0;
+    for (unsigned i = 1; found < 32; i++) {
+        snprintf(s, sizeof s, "k%u", i);
+        if ((hmap_hash_str(s) & 1023) != target)
+            continue;
+        found++;
+        same_a += (hmap_hash_keyed_str(&a, s) & 1023) == (hmap_hash_keyed_str(&a, "k0") & 1023);
+        moved += (hmap_hash_keyed_str(&a, s) & 1023) != (hmap_hash_keyed_str(&b, s) & 1023);
+    }
+    ck_assert_uint_le(same_a, 3);
+    ck_assert_uint_ge(moved, 28);
+    ck_assert_uint_eq(hmap_hash_keyed_str(&a, "abc"), hmap_hash_keyed(&a, "abc", 3));
+    ck_assert_uint_eq(hmap_hash_keyed_nocase(&a, "Agnes"), hmap_hash_keyed_nocase(&a, "aGNES"));
+    ck_assert_uint_ne(hmap_hash_keyed_nocase(&a, "agnes"), hmap_hash_keyed_nocase(&a, "agnet"));
+    char l1[600], l2[600];
+    memset(l1, 'x', 599);
+    memset(l2, 'X', 599);
+    l1[599] = l2[599] = 0;
+    ck_assert_uint_eq(hmap_hash_keyed_nocase(&a, l1), hmap_hash_keyed_nocase(&a, l2));
+    l2[590] = 'y';
+    ck_assert_uint_ne(hmap_hash_keyed_nocase(&a, l1), hmap_hash_keyed_nocase(&a, l2));
+}
+END_TEST
+
 Suite *suite_server_hmap(void)
 {
     Suite *s = suite_create("server_hmap");
@@ -114,6 +149,7 @@ Suite *suite_server_hmap(void)
     tcase_add_test(tc, many_in_and_out);
     tcase_add_test(tc, equal_hashes);
     tcase_add_test(tc, string_hashes);
+    tcase_add_test(tc, keyed_hashes);
     suite_add_tcase(s, tc);
     return s;
 }
