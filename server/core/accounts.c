@@ -13,6 +13,7 @@
 #include "accounts.h"
 #include "screen.h"
 #include "hashq.h"
+#include "hmap.h"
 #include "list.h"
 
 #define THR_BUCKETS 4096
@@ -42,17 +43,15 @@ struct accounts {
     char dummy_hash[crypto_pwhash_STRBYTES];
     hashq_t *hq;                 /* argon2 work: fair, bounded, low priority */
     list_t buckets[THR_BUCKETS]; /* thr_t.node chains */
+    hmap_secret_t secret;        /* keys their hash: names and addresses are chosen outside */
     size_t nthr;
     size_t inflight;
     bool closing;
 };
 
-static uint32_t thr_hash(const char *s)
+static uint32_t thr_hash(const accounts_t *a, const char *key)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h % THR_BUCKETS;
+    return (uint32_t)(hmap_hash_keyed_str(&a->secret, key) % THR_BUCKETS);
 }
 
 static bool thr_stale(const accounts_t *a, const thr_t *t, uint64_t now)
@@ -96,7 +95,7 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *ip, const char *name
 {
     char key[THR_KEY_MAX];
     snprintf(key, sizeof key, "%c:%s%s%s", kind, ip ? ip : "", name ? " " : "", name ? name : "");
-    uint32_t b = thr_hash(key);
+    uint32_t b = thr_hash(a, key);
     LIST_EACH (it, &a->buckets[b]) {
         thr_t *t = LIST_ITEM(it, thr_t, node);
         if (strcmp(t->key, key) == 0)
@@ -118,6 +117,18 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *ip, const char *name
     list_push_front(&a->buckets[b], &t->node);
     a->nthr++;
     return t;
+}
+
+size_t accounts_longest_chain(const accounts_t *a)
+{
+    size_t most = 0;
+    for (int b = 0; b < THR_BUCKETS; b++) {
+        size_t n = 0;
+        LIST_EACH (it, &a->buckets[b])
+            n++;
+        most = n > most ? n : most;
+    }
+    return most;
 }
 
 static uint64_t thr_wait(const accounts_t *a, const thr_t *t, uint64_t now)
@@ -249,6 +260,7 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
     a->db = db;
     for (int i = 0; i < THR_BUCKETS; i++)
         list_init(&a->buckets[i]);
+    hmap_secret_init(&a->secret);
     if (cfg)
         a->cfg = *cfg;
     else

@@ -134,6 +134,9 @@ int accounts_reset_password(accounts_t *a, const char *name, const char *pw, siz
 
 /* Milliseconds until a login for (ip, name) is allowed again; 0 = now. */
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms);
+/* The most throttle entries that share one bucket of its table (the unit
+ * tests read it: names and addresses chosen to collide must not). */
+size_t accounts_longest_chain(const accounts_t *a);
 /* Requests accepted but not yet called back (the unit tests read it). */
 size_t accounts_pending(const accounts_t *a);
 /* Forgets throttle entries gone quiet (no failure for forget_ms, no window

@@ -463,6 +463,40 @@ START_TEST(throttle_table_is_bounded)
 }
 END_TEST
 
+/* FNV-1a of 32 bits into 4,096 buckets, as the table once hashed its keys. */
+static unsigned fnv_bucket(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h % 4096;
+}
+
+/* Names an attacker picks so that their throttle keys ("a:IP NAME") share
+ * one FNV bucket do not share one here: the table's hash is keyed. */
+START_TEST(throttle_keys_chosen_to_collide_spread)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.ip_free_failures = 1000;
+    afx_t f;
+    afx_open(&f, &c);
+    char name[32], key[64];
+    unsigned target = 0, found = 0;
+    for (unsigned i = 0; found < 40 && i < 10000000; i++) {
+        snprintf(name, sizeof name, "n%u", i);
+        snprintf(key, sizeof key, "a:6.6.6.6 %s", name);
+        if (fnv_bucket(key) != target)
+            continue;
+        found++;
+        ck_assert_int_eq(do_login(&f, "6.6.6.6", name, "password!", 100).status, ACCOUNTS_EDENIED);
+    }
+    ck_assert_uint_eq(found, 40);
+    ck_assert_uint_le(accounts_longest_chain(f.acc), 8);
+    afx_close(&f);
+}
+END_TEST
+
 /* A full throttle table never lets an address past its registration
  * limit: its count is not swept to make room for other addresses' entries,
  * and with no room left a registration is refused ("busy"), not let
@@ -627,6 +661,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, registration_throttle);
     tcase_add_test(tc, parallel_guesses_are_counted);
     tcase_add_test(tc, throttle_table_is_bounded);
+    tcase_add_test(tc, throttle_keys_chosen_to_collide_spread);
     tcase_add_test(tc, full_table_keeps_registration_limit);
     tcase_add_test(tc, quiet_throttles_are_forgotten);
     tcase_add_test(tc, calls_missing_an_argument_answer_at_once);
