@@ -21,7 +21,7 @@ typedef struct {
 struct addrrate {
     pthread_mutex_t mu;
     double per_sec, burst;
-    unsigned char key[crypto_shorthash_KEYBYTES];
+    hmap_secret_t secret; /* keys by_addr's hash: addresses are chosen outside */
     hmap_t by_addr;
     list_t lru;
     int used; /* buckets taken from the array */
@@ -38,7 +38,7 @@ addrrate_t *addrrate_new(unsigned per_sec, unsigned burst)
     pthread_mutex_init(&r->mu, NULL);
     r->per_sec = per_sec;
     r->burst = burst ? burst : 1;
-    randombytes_buf(r->key, sizeof r->key);
+    hmap_secret_init(&r->secret);
     hmap_init(&r->by_addr);
     list_init(&r->lru);
     return r;
@@ -55,11 +55,7 @@ void addrrate_free(addrrate_t *r)
 
 static uint64_t addr_hash(const addrrate_t *r, const char *addr)
 {
-    unsigned char h[crypto_shorthash_BYTES];
-    crypto_shorthash(h, (const unsigned char *)addr, strlen(addr), r->key);
-    uint64_t v;
-    memcpy(&v, h, sizeof v);
-    return v;
+    return hmap_hash_keyed_str(&r->secret, addr);
 }
 
 static bucket_t *bucket_find(const addrrate_t *r, const char *addr, uint64_t hash)

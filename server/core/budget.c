@@ -19,12 +19,13 @@ struct budget {
     int total;
     bool (*refused)(void *ud, const char *addr); /* budget_set_refuse */
     void *refused_ud;
-    hmap_t addrs; /* addr_count_t by address */
+    hmap_t addrs;         /* addr_count_t by address */
+    hmap_secret_t secret; /* keys addrs' hash: addresses are chosen outside */
 };
 
 static addr_count_t *addr_find(const budget_t *b, const char *addr)
 {
-    HMAP_EACH(it, &b->addrs, hmap_hash_str(addr))
+    HMAP_EACH(it, &b->addrs, hmap_hash_keyed_str(&b->secret, addr))
     {
         addr_count_t *e = HMAP_ITEM(it, addr_count_t, hn);
         if (strcmp(e->addr, addr) == 0)
@@ -44,7 +45,7 @@ static addr_count_t *addr_get(budget_t *b, const char *addr)
         return NULL;
     size_t n = strlen(addr); /* a slot's address: shorter than e->addr */
     memcpy(e->addr, addr, n < sizeof e->addr ? n : sizeof e->addr - 1);
-    if (hmap_add(&b->addrs, &e->hn, hmap_hash_str(e->addr)) < 0) {
+    if (hmap_add(&b->addrs, &e->hn, hmap_hash_keyed_str(&b->secret, e->addr)) < 0) {
         free(e);
         return NULL;
     }
@@ -69,6 +70,7 @@ budget_t *budget_new(int max_total, int max_per_addr)
     b->max_per_addr = max_per_addr;
     pthread_mutex_init(&b->mu, NULL);
     hmap_init(&b->addrs);
+    hmap_secret_init(&b->secret);
     return b;
 }
 

@@ -37,6 +37,7 @@ struct logcap {
     pthread_mutex_t mu;
     uint64_t window;
     hmap_t by_key;
+    hmap_secret_t secret; /* keys by_key's hash: addresses are chosen outside */
     list_t lru;
     int used; /* pairs taken from the array */
     kind_t kinds[LOGCAP_KINDS];
@@ -62,6 +63,7 @@ logcap_t *logcap_new(uint64_t window_ms)
     pthread_mutex_init(&c->mu, NULL);
     c->window = window_ms ? window_ms : LOGCAP_WINDOW_MS;
     hmap_init(&c->by_key);
+    hmap_secret_init(&c->secret);
     list_init(&c->lru);
     return c;
 }
@@ -100,14 +102,14 @@ static int kind_index(logcap_t *c, const char *kind)
     return i;
 }
 
-static uint64_t pair_hash(int kind, const char *addr)
+static uint64_t pair_hash(const logcap_t *c, int kind, const char *addr)
 {
-    return hmap_hash_str(addr) ^ hmap_hash_u64((uint64_t)kind + 1);
+    return hmap_hash_keyed_str(&c->secret, addr) ^ hmap_hash_u64((uint64_t)kind + 1);
 }
 
 static pair_t *pair_find(logcap_t *c, int kind, const char *addr)
 {
-    HMAP_EACH(it, &c->by_key, pair_hash(kind, addr))
+    HMAP_EACH(it, &c->by_key, pair_hash(c, kind, addr))
     {
         pair_t *p = HMAP_ITEM(it, pair_t, hn);
         if (p->kind == kind && strcmp(p->addr, addr) == 0)
@@ -132,7 +134,7 @@ static pair_t *pair_take(logcap_t *c, int kind, const char *addr)
     p->kind = kind;
     p->said = 0;
     snprintf(p->addr, sizeof p->addr, "%s", addr);
-    if (hmap_add(&c->by_key, &p->hn, pair_hash(kind, addr)) < 0) {
+    if (hmap_add(&c->by_key, &p->hn, pair_hash(c, kind, addr)) < 0) {
         list_init(&p->lru);
         c->used--; /* only the first pairs can meet a table with no slots */
         return NULL;

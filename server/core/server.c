@@ -33,6 +33,7 @@ void server_init(server_t *s, uv_loop_t *loop)
     list_init(&s->recency_late);
     list_init(&s->watched);
     list_init(&s->snaps_due);
+    hmap_secret_init(&s->name_secret);
     buf_init(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_init(&s->enc[i]);

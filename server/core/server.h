@@ -83,6 +83,7 @@ struct server {
     _Atomic int peer_unlisted; /* home: other nodes' games without a mirror here (peer.c) */
     _Atomic int peer_unlisted_away; /* of them, those whose player is away (peer.c) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
+    hmap_secret_t name_secret;                       /* keys sess_by_name's hash (server_init) */
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not
      * one walk of every conn and session (10,000 of them took 13 ms): */

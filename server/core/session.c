@@ -48,7 +48,7 @@ session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
 
 session_t *session_find_name(server_t *srv, const char *user)
 {
-    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_nocase(user))
+    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_keyed_nocase(&srv->name_secret, user))
     {
         session_t *s = HMAP_ITEM(it, session_t, by_name);
         if (!s->ended && strcasecmp(s->user, user) == 0)
@@ -59,7 +59,7 @@ session_t *session_find_name(server_t *srv, const char *user)
 
 session_t *session_find_named(server_t *srv, const char *user, const char *kind)
 {
-    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_nocase(user))
+    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_keyed_nocase(&srv->name_secret, user))
     {
         session_t *s = HMAP_ITEM(it, session_t, by_name);
         if (!s->ended && strcasecmp(s->user, user) == 0 && strcmp(s->kind, kind) == 0)
@@ -84,7 +84,8 @@ static int session_index(server_t *srv, session_t *s)
 {
     if (hmap_add(&srv->sess_by_user, &s->by_user, hmap_hash_u64((uint64_t)s->user_id)) < 0)
         return -1;
-    if (hmap_add(&srv->sess_by_name, &s->by_name, hmap_hash_nocase(s->user)) < 0) {
+    if (hmap_add(&srv->sess_by_name, &s->by_name,
+                 hmap_hash_keyed_nocase(&srv->name_secret, s->user)) < 0) {
         hmap_del(&srv->sess_by_user, &s->by_user);
         return -1;
     }
