@@ -30,6 +30,10 @@
 #include "watch.h"
 
 #define ESC_DELAY_MS 50
+/* How long a Unix socket's client has to say what address it speaks for
+ * (NEW-ENVIRON IS, or a terminal type without offering NEW-ENVIRON): then
+ * it is told and closed, never let on as "local" (telnetgw_tick). */
+#define ENV_WAIT_MS  10000
 
 /* Lines the other end can make at will, under the log's cap (logcap.h):
  * a connection's life a few times per address in a window, each kind of
@@ -93,6 +97,7 @@ typedef struct {
      * NEW-ENVIRON): keys typed ahead must not count against "local" (a
      * login's throttle) nor pass a ban on their address. */
     bool env_wait;
+    uint64_t env_since_ms;   /* when the wait began (ENV_WAIT_MS) */
     unsigned char held[256]; /* those keys; past this, dropped */
     size_t nheld;
     bool read_any;    /* its first bytes came (checked for a PROXY header) */
@@ -644,6 +649,7 @@ static void tconn_start(tconn_t *t)
     telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_BINARY);
     if (t->is_unix) {
         t->env_wait = true;
+        t->env_since_ms = now_ms(c->srv);
         telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_NEW_ENVIRON);
     }
     uv_read_start(&t->io.stream, on_alloc, on_read);
@@ -910,13 +916,29 @@ void telnetgw_free(server_t *s)
     s->telnet = NULL;
 }
 
+/* A Unix socket's client that never said its address: its held keys
+ * would count against "local" (every local player's login throttle) or
+ * pass a ban on its address, so it is closed instead. */
+static bool env_overdue(tconn_t *t, uint64_t now)
+{
+    if (!t->env_wait || now <= t->env_since_ms || now - t->env_since_ms < ENV_WAIT_MS)
+        return false;
+    const char *m = "\r\n\nYour client did not say where it connects from "
+                    "(NEW-ENVIRON REMOTE_ADDR) in time: goodbye.\r\n";
+    memset(t->held, 0, sizeof t->held); /* a password may be among them */
+    t->nheld = 0;
+    conn_write(&t->c, m, strlen(m));
+    conn_close(&t->c, "no address");
+    return true;
+}
+
 void telnetgw_tick(server_t *s)
 {
     uint64_t now = now_ms(s), idle = (uint64_t)s->cfg.idle_timeout * 1000;
     LIST_EACH (it, &s->menu_conns) { /* terminals: telnet's */
         tconn_t *t = tconn_of(LIST_ITEM(it, conn_t, mnode));
         conn_t *c = &t->c;
-        if (c->closing)
+        if (c->closing || env_overdue(t, now))
             continue;
         /* last_input_ms may be another loop's reading of the clock (a conn
          * just home from a game's loop): a little ahead of this one's */

@@ -88,6 +88,32 @@ def test_keys_before_the_address_wait_for_it(start_daemon):
     s.close()
 
 
+def test_a_client_that_never_names_its_address_is_closed(start_daemon):
+    """A Unix socket client that offers NEW-ENVIRON (WILL) and never sends
+    its IS does not keep its keys held until it hangs up: after a short
+    wait it is told why and closed, and the keys it typed are never taken
+    as "local"'s."""
+    d = start_daemon(unix=True)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(str(d.sock))
+    cid = conn_id(d, "unix")
+    s.sendall(bytes([IAC, WILL, NEW_ENVIRON]) + b"l")
+    time.sleep(0.3)
+    s.sendall(b"ghost\rwrong password\r")
+    s.settimeout(15)
+    got, start = b"", time.time()
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    assert time.time() - start < 14
+    assert b"did not say where it connects from" in got, got[-300:]
+    d.wait_log(rf"disconnect conn={cid} ip=local user=- reason=no address")
+    assert "login failed" not in d.log()
+    s.close()
+
+
 def environ_is(addr):
     """An unsolicited NEW-ENVIRON IS naming REMOTE_ADDR, as a forger would send."""
     return (bytes([IAC, WILL, NEW_ENVIRON, IAC, SB, NEW_ENVIRON, IS, USERVAR]) + b"REMOTE_ADDR"
