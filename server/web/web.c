@@ -1302,6 +1302,45 @@ static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *p
     return http_error(wsi, HTTP_STATUS_NOT_FOUND);
 }
 
+/* An upgrade, before lws answers it: one that cannot open is answered
+ * here with an HTTP error, as any other request (a path no row takes: 404
+ * when well formed, 400 when not, or too long; a game the daemon does not
+ * have: 404; a foreign Origin: 403; no proper key: 400). Returns 1 when
+ * answered (lws then closes), 0 to let it go on. */
+static int ws_confirm(web_t *w, struct lws *wsi, const char *proto)
+{
+    char path[128], name[WEB_WHO_MAX + 1];
+    if (!proto || strcmp(proto, "websocket") != 0) {
+        http_error(wsi, HTTP_STATUS_BAD_REQUEST);
+        return 1;
+    }
+    if (w->stopping) {
+        http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "The server is shutting down.");
+        return 1;
+    }
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI);
+    unsigned code = HTTP_STATUS_BAD_REQUEST;
+    const web_route_t *r = NULL;
+    if (n > 0 && n < (int)sizeof path &&
+        lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) > 0)
+        code = web_ws_refusal(w->routes, w->nroutes, path);
+    if (!code)
+        r = web_route_find(w->routes, w->nroutes, WEB_WS, path, name, sizeof name);
+    if (r && w->hooks.on_upgrade)
+        code = (unsigned)w->hooks.on_upgrade(w->hooks.ctx, (web_kind_t)r->arg, name);
+    if (!code && !origin_ok(wsi))
+        code = HTTP_STATUS_FORBIDDEN;
+    if (!code && lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
+        code = HTTP_STATUS_BAD_REQUEST;
+    if (!code)
+        return 0;
+    const char *why = code == HTTP_STATUS_NOT_FOUND   ? "There is no such websocket here."
+                      : code == HTTP_STATUS_FORBIDDEN ? "A page from another site was refused."
+                                                      : "That is no proper websocket request.";
+    http_status(wsi, code, why);
+    return 1;
+}
+
 /* A websocket upgrade: refused (no 101) for a path no row takes, a foreign
  * Origin or a bad key; over the budget or the client's request rate it is
  * let through to be closed with 1013 once open, which browsers report,
@@ -1341,6 +1380,7 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         }
         break;
     case LWS_CALLBACK_HTTP_FILE_COMPLETION: return -1; /* every answer closes */
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: return ws_confirm(w, wsi, in);
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return ws_filter(w, wsi, pss);
     case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
         if (w->adopting) { /* web_adopt's socket: its ticket rides along */

@@ -148,6 +148,10 @@ typedef struct {
      * Keep your own state with web_conn_set_user. Without this hook every
      * websocket is refused. */
     int (*on_open)(void *ctx, web_conn_t *wc, const web_open_t *info);
+    /* Before an upgrade is answered: 0 to let it open, or the HTTP status
+     * that refuses it (404: the name is of nothing the daemon has). name is
+     * the row's parameter, as web_open_t's. */
+    int (*on_upgrade)(void *ctx, web_kind_t kind, const char *name);
     void (*on_input)(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len);
     void (*on_resize)(void *ctx, web_conn_t *wc, int w, int h); /* 1..1000 each */
     /* json is a checked JSON object, NUL-terminated at json[len]. */

@@ -108,6 +108,29 @@ const web_route_t *web_route_find(const web_route_t *routes, size_t n, unsigned 
     return NULL;
 }
 
+/* Whether path is "/" and segments of web_name_ok's characters. */
+static bool path_plain(const char *path)
+{
+    if (path[0] != '/')
+        return false;
+    for (const char *p = path + 1;;) {
+        size_t n = strcspn(p, "/");
+        if (!web_name_ok(p, n))
+            return false;
+        if (!p[n])
+            return true;
+        p += n + 1;
+    }
+}
+
+unsigned web_ws_refusal(const web_route_t *routes, size_t n, const char *path)
+{
+    char param[WEB_WHO_MAX + 1];
+    if (web_route_find(routes, n, WEB_WS, path, param, sizeof param))
+        return 0;
+    return path_plain(path) ? 404 : 400;
+}
+
 bool web_origin_matches(const char *origin, const char *host)
 {
     const char *o = strstr(origin, "://");

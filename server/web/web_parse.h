@@ -29,6 +29,10 @@ bool web_route_match(const char *pattern, const char *path, char *param, size_t 
 const web_route_t *web_route_find(const web_route_t *routes, size_t n, unsigned method,
                                   const char *path, char *param, size_t cap);
 /* Origin "scheme://host[:port]" names host exactly. */
+/* The HTTP status that refuses a websocket upgrade to path: 0 when a
+ * WEB_WS row of routes[0..n) takes it, 404 when the path is well formed
+ * (segments of web_name_ok's characters) but none does, 400 when not. */
+unsigned web_ws_refusal(const web_route_t *routes, size_t n, const char *path);
 bool web_origin_matches(const char *origin, const char *host);
 /* The WEB_COOKIE_NAME value from a Cookie header into out ("" when absent,
  * too long or not a plain [A-Za-z0-9_-] token). */

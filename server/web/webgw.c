@@ -367,6 +367,16 @@ static void on_session_user(void *ud, int status, const db_user_t *u)
     conn_unref(c);
 }
 
+/* /ws/play/ID of a game this daemon does not have: 404 before it opens. */
+static int on_upgrade(void *ctx, web_kind_t kind, const char *name)
+{
+    webgw_t *g = ctx;
+    if (kind != WEB_PLAY || !name[0] || strcmp(name, "daily") == 0 ||
+        gamecfg_find(&g->srv->cfg.games, name))
+        return 0;
+    return 404;
+}
+
 static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
 {
     webgw_t *g = ctx;
@@ -1081,6 +1091,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                        .proxy_from = srv->cfg.proxy_from};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
+                         .on_upgrade = on_upgrade,
                          .on_input = on_input,
                          .on_resize = on_resize,
                          .on_message = on_message,

@@ -11,6 +11,7 @@
  * tokens, form values fit their buffers, a redirect stays on this site,
  * escaped text holds no markup, a client address is the peer or a real
  * address, a head's verdict fits what was given. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,11 @@ static void check_routes(const char *path)
 {
     static const unsigned methods[] = {WEB_GET, WEB_HEAD, WEB_POST, WEB_WS};
     char param[256];
+    /* an upgrade is refused with 400 or 404 exactly when no row takes it */
+    unsigned refusal = web_ws_refusal(WEB_ROUTES, WEB_NROUTES, path);
+    bool ws = web_route_find(WEB_ROUTES, WEB_NROUTES, WEB_WS, path, param, sizeof param) != NULL;
+    if ((refusal != 0 && refusal != 400 && refusal != 404) || ws != (refusal == 0))
+        abort();
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
         const web_route_t *r =
             web_route_find(WEB_ROUTES, WEB_NROUTES, methods[i], path, param, sizeof param);

@@ -239,10 +239,11 @@ def test_play_keys_resize_and_watch(harness):
 
 def test_refusals(harness):
     p = harness.port
-    assert WS(p, "/ws/nope").status != 101
-    assert WS(p, "/ws/watch/bad%20name").status != 101
-    assert WS(p, "/ws/watch/" + "a" * 40).status != 101
-    assert WS(p, "/ws/play", origin="http://evil.example").status != 101
+    # answered with an HTTP error, as any request: none a page could open
+    assert WS(p, "/ws/nope").status == 404
+    assert WS(p, "/ws/watch/bad%20name").status == 400
+    assert WS(p, "/ws/watch/" + "a" * 40).status == 400
+    assert WS(p, "/ws/play", origin="http://evil.example").status == 403
     ok = WS(p, "/ws/play", origin=f"http://127.0.0.1:{p}")
     assert ok.status == 101
     ok.close()

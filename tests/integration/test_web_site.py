@@ -5,7 +5,10 @@ that sent you (never to another site), /options (the telnet options menu's
 choices) and the password page, times in UTC, score headers, player totals
 that count a live game, terminals that fill the window and readable lobby
 previews."""
+import base64
+import http.client
 import json
+import os
 import re
 import subprocess
 import time
@@ -161,6 +164,41 @@ def test_an_address_with_no_page_is_404_in_the_site_layout(daemon):
         status, h, body = Web(d.http).get(path)
         assert status == 404 and h["content-type"].startswith("application/json"), (path, h)
         assert "error" in json.loads(body), body
+
+def upgrade(port, path, extra=None):
+    """A websocket upgrade by http.client: (status, body)."""
+    con = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Upgrade": "websocket", "Connection": "Upgrade",
+               "Sec-WebSocket-Key": base64.b64encode(os.urandom(16)).decode(),
+               "Sec-WebSocket-Version": "13"}
+    headers.update(extra or {})
+    try:
+        con.request("GET", path, headers=headers)
+        r = con.getresponse()
+        return r.status, r.read() if r.status != 101 else b""
+    finally:
+        con.close()
+
+
+def test_a_websocket_to_no_such_address_is_answered_with_a_status(daemon):
+    """An upgrade that cannot open is answered as any other request is, with
+    an HTTP status and a line saying why, not dropped without a word: 404
+    for an address of nothing (or a game the server does not have), 400
+    for one that is malformed or overlong; a good one still opens."""
+    d = daemon
+    cases = [("/ws/nothing", 404), ("/ws/play/nosuchgame", 404), ("/ws/watch/a/b/c", 404),
+             ("/ws/", 400), ("/ws/%01%02garbage", 400), ("/ws/play/bad*id", 400),
+             ("/ws/watch/" + "a" * 300, 400), ("/ws/lobby/../../etc/passwd", 404)]
+    for path, code in cases:
+        status, body = upgrade(d.http, path)
+        assert status == code, (path, status, body[:200])
+        assert b"websocket" in body, body
+    status, body = upgrade(d.http, "/ws/play", {"Origin": "http://evil.example"})
+    assert status == 403 and b"another site" in body
+    assert upgrade(d.http, "/ws/lobby")[0] == 101
+    assert upgrade(d.http, "/ws/play/daily")[0] == 101
+    assert Web(d.http).get("/")[0] == 200
+
 
 def test_login_returns_to_the_page_that_sent_you(daemon):
     d = daemon

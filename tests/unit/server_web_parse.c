@@ -63,6 +63,40 @@ START_TEST(websocket_routes)
 }
 END_TEST
 
+/* The status an upgrade no row takes is answered with: 404 for a well
+ * formed address of nothing, 400 for one that is not. */
+START_TEST(websocket_refusals)
+{
+    static const struct {
+        const char *path;
+        unsigned code;
+    } cases[] = {
+        {"/ws/lobby", 0},
+        {"/ws/play/nethack", 0},
+        {"/ws/watch/a/b", 0},
+        {"/ws/nothing", 404},
+        {"/ws/watch/a/b/c", 404},
+        {"/nothing", 404},
+        {"/ws/", 400},
+        {"/ws/play/", 400},
+        {"/ws/watch//b", 400},
+        {"/ws/play/bad*id", 400},
+        {"/ws/watch/a/b.c", 400},
+        {"/ws/\x01", 400},
+        {"", 400},
+        {"ws/lobby", 400},
+        {"/ws/play/%2e%2e", 400},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(web_ws_refusal(WEB_ROUTES, WEB_NROUTES, cases[i].path) == cases[i].code, "%s",
+                      cases[i].path);
+    char longpath[300] = "/ws/watch/";
+    memset(longpath + 10, 'a', 200);
+    longpath[210] = 0;
+    ck_assert_uint_eq(web_ws_refusal(WEB_ROUTES, WEB_NROUTES, longpath), 400);
+}
+END_TEST
+
 START_TEST(http_routes_stay_under_the_root)
 {
     char p[64];
@@ -486,6 +520,7 @@ Suite *suite_server_web_parse(void)
     TCase *t = tcase_create("core");
     tcase_add_test(t, names);
     tcase_add_test(t, websocket_routes);
+    tcase_add_test(t, websocket_refusals);
     tcase_add_test(t, http_routes_stay_under_the_root);
     tcase_add_test(t, patterns);
     tcase_add_test(t, origin_against_host);
