@@ -1342,7 +1342,7 @@ static int ws_confirm(web_t *w, struct lws *wsi, const char *proto)
 }
 
 /* A websocket upgrade: refused (no 101) for a path no row takes, a foreign
- * Origin or a bad key; over the budget or the client's request rate it is
+ * Origin or a bad key (ws_confirm has answered those already); over the budget or the client's request rate it is
  * let through to be closed with 1013 once open, which browsers report,
  * unlike a failed handshake. */
 static int ws_filter(web_t *w, struct lws *wsi, web_pss_t *pss)
