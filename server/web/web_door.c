@@ -228,20 +228,40 @@ static void conn_linger(door_conn_t *dc)
     uv_timer_start(&dc->timer, on_timer, DOOR_LINGER_MS, 0);
 }
 
-/* 400 or 431, then the rest of what the client sends is read away for a
- * moment: closing with unread bytes would reset the connection and the
- * client could lose the answer. */
-static void conn_answer(door_conn_t *dc, int status)
+/* The answers the door gives itself, by web_head_check's or
+ * web_head_body's verdict (the first row: any other). */
+static const struct {
+    int verdict;
+    const char *text;
+} DOOR_ANSWERS[] = {
+    {WEB_HEAD_BAD, "HTTP/1.1 400 Bad Request\r\n"
+                   "Content-Type: text/plain; charset=utf-8\r\n"
+                   "X-Content-Type-Options: nosniff\r\nContent-Length: 13\r\n"
+                   "Connection: close\r\n\r\nBad request.\n"},
+    {WEB_HEAD_TOO_LARGE, "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                         "Content-Type: text/plain; charset=utf-8\r\n"
+                         "X-Content-Type-Options: nosniff\r\nContent-Length: 33\r\n"
+                         "Connection: close\r\n\r\nRequest header fields too large.\n"},
+    {WEB_HEAD_NO_LENGTH,
+     "HTTP/1.1 411 Length Required\r\n"
+     "Content-Type: text/plain; charset=utf-8\r\n"
+     "X-Content-Type-Options: nosniff\r\nContent-Length: 48\r\n"
+     "Connection: close\r\n\r\nSend the body with a Content-Length, unchunked.\n"},
+    {WEB_HEAD_BODY_LARGE, "HTTP/1.1 413 Payload Too Large\r\n"
+                          "Content-Type: text/plain; charset=utf-8\r\n"
+                          "X-Content-Type-Options: nosniff\r\nContent-Length: 23\r\n"
+                          "Connection: close\r\n\r\nThe body is too large.\n"},
+};
+
+/* An answer of the door's, then the rest of what the client sends is read
+ * away for a moment: closing with unread bytes would reset the connection
+ * and the client could lose the answer. */
+static void conn_answer(door_conn_t *dc, int verdict)
 {
-    static const char big[] = "HTTP/1.1 431 Request Header Fields Too Large\r\n"
-                              "Content-Type: text/plain; charset=utf-8\r\n"
-                              "X-Content-Type-Options: nosniff\r\nContent-Length: 33\r\n"
-                              "Connection: close\r\n\r\nRequest header fields too large.\n";
-    static const char bad[] = "HTTP/1.1 400 Bad Request\r\n"
-                              "Content-Type: text/plain; charset=utf-8\r\n"
-                              "X-Content-Type-Options: nosniff\r\nContent-Length: 13\r\n"
-                              "Connection: close\r\n\r\nBad request.\n";
-    const char *m = status == WEB_HEAD_TOO_LARGE ? big : bad;
+    const char *m = DOOR_ANSWERS[0].text;
+    for (size_t i = 0; i < sizeof DOOR_ANSWERS / sizeof DOOR_ANSWERS[0]; i++)
+        if (DOOR_ANSWERS[i].verdict == verdict)
+            m = DOOR_ANSWERS[i].text;
     ssize_t n = send(dc->fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* a few hundred bytes into an empty socket buffer */
     conn_linger(dc);
@@ -341,8 +361,11 @@ static void on_readable(uv_poll_t *h, int status, int events)
     if (n <= 0)
         return conn_leave(dc, false); /* gone before it asked anything */
     int v = web_head_check(d->head, (size_t)n);
+    int body = v > 0 ? web_head_body(d->head, (size_t)v) : 0;
     if (v > 0 && door_over_rate(dc, (size_t)v))
         conn_too_many(dc, (size_t)v);
+    else if (body < 0) /* one lws would drop without a word */
+        conn_answer(dc, body);
     else if (v > 0)
         conn_pass(dc);
     else if (v == WEB_HEAD_MORE)

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -385,6 +386,22 @@ bool web_head_field(const char *buf, size_t len, const char *name, char *out, si
     if (cap)
         out[o] = 0;
     return found;
+}
+
+int web_head_body(const char *buf, size_t len)
+{
+    char v[WEB_HEAD_MAX]; /* any field's values fit: the head is no longer */
+    if (web_head_field(buf, len, "transfer-encoding:", v, sizeof v))
+        return WEB_HEAD_NO_LENGTH;
+    if (!web_head_field(buf, len, "content-length:", v, sizeof v))
+        return 0;
+    size_t first = strcspn(v, ",");
+    if (first == 0 || strspn(v, "0123456789") != first)
+        return WEB_HEAD_BAD;
+    for (const char *p = v + first; *p; p += first + 1) /* repeats must agree */
+        if (strncmp(p + 1, v, first) != 0 || (p[first + 1] && p[first + 1] != ','))
+            return WEB_HEAD_BAD;
+    return first > 9 || strtol(v, NULL, 10) > WEB_BODY_MAX ? WEB_HEAD_BODY_LARGE : 0;
 }
 
 int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)

@@ -74,6 +74,16 @@ void web_referer_path(const char *referer, const char *host, char *out, size_t c
  * complete and well formed, else WEB_HEAD_MORE, _TOO_LARGE or _BAD (a
  * verdict that no further bytes could change). */
 int web_head_check(const char *buf, size_t len);
+/* The body the len bytes of a head (web_head_check's length) announce,
+ * as far as libwebsockets 4.1 can take it (it drops the others without an
+ * answer): 0 when fine (a Content-Length of at most WEB_BODY_MAX, or
+ * none), else the status that refuses it: WEB_HEAD_NO_LENGTH for a
+ * Transfer-Encoding (chunked bodies are not read), WEB_HEAD_BAD for a
+ * Content-Length that is no number or given twice differently,
+ * WEB_HEAD_BODY_LARGE for one over WEB_BODY_MAX. */
+#define WEB_HEAD_NO_LENGTH  (-411)
+#define WEB_HEAD_BODY_LARGE (-413)
+int web_head_body(const char *buf, size_t len);
 /* The len bytes of a head (web_head_check's length) ask for a websocket:
  * an Upgrade field lists "websocket" (case ignored). Reads no further. */
 bool web_head_upgrade(const char *buf, size_t len);

@@ -91,6 +91,11 @@ static void check_head(const char *text, size_t len)
     if (v > (int)len || v > WEB_HEAD_MAX ||
         (v != WEB_HEAD_MORE && v != WEB_HEAD_BAD && v != WEB_HEAD_TOO_LARGE && v <= 0))
         abort();
+    /* the body a whole head announces: fine or one of the door's refusals */
+    int body = v > 0 ? web_head_body(text, (size_t)v) : 0;
+    if (body != 0 && body != WEB_HEAD_BAD && body != WEB_HEAD_NO_LENGTH &&
+        body != WEB_HEAD_BODY_LARGE)
+        abort();
     /* the door asks a head whether it is an upgrade: never past its bytes */
     (void)web_head_upgrade(text, v > 0 ? (size_t)v : len);
     /* the door's X-Forwarded-For: within its buffer, ended, no longer than the head */

@@ -296,6 +296,41 @@ START_TEST(request_heads)
 }
 END_TEST
 
+/* The body a head announces, as the door judges it: only a
+ * Content-Length body of at most WEB_BODY_MAX is let through. */
+START_TEST(request_bodies)
+{
+    static const struct {
+        const char *fields;
+        int verdict;
+    } cases[] = {
+        {"", 0},
+        {"Content-Length: 0\r\n", 0},
+        {"Content-Length: 16384\r\n", 0},
+        {"content-length:12\r\nContent-Length: 12\r\n", 0},
+        {"Content-Length: 16385\r\n", WEB_HEAD_BODY_LARGE},
+        {"Content-Length: 99999999999999999999999\r\n", WEB_HEAD_BODY_LARGE},
+        {"Content-Length: 5\r\nContent-Length: 50\r\n", WEB_HEAD_BAD},
+        {"Content-Length: 50\r\nContent-Length: 5\r\n", WEB_HEAD_BAD},
+        {"Content-Length: 5, 5\r\n", WEB_HEAD_BAD},
+        {"Content-Length: -1\r\n", WEB_HEAD_BAD},
+        {"Content-Length: 0x10\r\n", WEB_HEAD_BAD},
+        {"Content-Length: \r\n", WEB_HEAD_BAD},
+        {"Content-Length: 5,\r\n", WEB_HEAD_BAD},
+        {"Transfer-Encoding: chunked\r\n", WEB_HEAD_NO_LENGTH},
+        {"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", WEB_HEAD_NO_LENGTH},
+        {"X-Content-Length: 99999999\r\n", 0},
+    };
+    char head[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int n = snprintf(head, sizeof head, "POST /login HTTP/1.1\r\nHost: x\r\n%s\r\n",
+                         cases[i].fields);
+        ck_assert_int_eq(web_head_check(head, (size_t)n), n);
+        ck_assert_msg(web_head_body(head, (size_t)n) == cases[i].verdict, "%s", cases[i].fields);
+    }
+}
+END_TEST
+
 /* The door asks a head whether it is a websocket upgrade (an over-rate
  * page is answered there, an upgrade goes on to close with 1013). */
 START_TEST(upgrade_heads)
@@ -521,6 +556,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, names);
     tcase_add_test(t, websocket_routes);
     tcase_add_test(t, websocket_refusals);
+    tcase_add_test(t, request_bodies);
     tcase_add_test(t, http_routes_stay_under_the_root);
     tcase_add_test(t, patterns);
     tcase_add_test(t, origin_against_host);
