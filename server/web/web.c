@@ -42,6 +42,8 @@
 #define WEB_ANSWER_WAIT_S \
     90                     /* a dynamic request waits this long for its answer (a replay queued) */
 #define WEB_SEND_IDLE_S 30 /* then its client takes a piece of it within this, or is cut */
+#define WEB_BODY_WAIT_MS \
+    30000 /* a POST's body is all in this long after its head (lws's wait is per byte) */
 #define WEB_CLOSE_TRY_AGAIN \
     1013 /* RFC 6455 7.4.1; lws 4.1 has no name for it */ /* lws's own error lines: at most a few per interval */
 
@@ -118,6 +120,7 @@ struct web_req {
     char referer[160]; /* the path of a same-site Referer, "" when none */
     char *body;
     size_t body_len;
+    uint64_t begun_ms; /* when its head came (uv_now): WEB_BODY_WAIT_MS */
     int status;
     char ctype[80];
     char *hdrs; /* "name:\0value\0" pairs, then an empty name */
@@ -1056,6 +1059,7 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     list_push_front(&w->reqs, &r->node);
     pss->req = r;
     if (post) {
+        r->begun_ms = uv_now(w->loop);
         r->body = malloc(WEB_BODY_MAX + 1);
         if (!r->body)
             return -1;
@@ -1065,17 +1069,27 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     return req_dispatch(r);
 }
 
+/* A body refused with code: the request goes, the connection with it. */
+static int req_body_refused(web_req_t *r, unsigned code, const char *text)
+{
+    web_pss_t *pss = lws_wsi_user(r->wsi);
+    struct lws *wsi = r->wsi;
+    if (pss)
+        pss->req = NULL;
+    req_free(r);
+    http_status(wsi, code, text);
+    return -1;
+}
+
+/* A piece of a POST's body: kept, unless the body is over WEB_BODY_MAX or
+ * has come too slowly (a client holding its connection a byte at a time). */
 static int req_body(web_req_t *r, const void *in, size_t len)
 {
-    if (r->dispatched || r->body_len + len > WEB_BODY_MAX) {
-        web_pss_t *pss = lws_wsi_user(r->wsi);
-        struct lws *wsi = r->wsi;
-        if (pss)
-            pss->req = NULL;
-        req_free(r);
-        http_error(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE);
-        return -1;
-    }
+    if (r->dispatched || r->body_len + len > WEB_BODY_MAX)
+        return req_body_refused(r, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL);
+    if (uv_now(r->w->loop) - r->begun_ms > WEB_BODY_WAIT_MS)
+        return req_body_refused(r, HTTP_STATUS_REQUEST_TIMEOUT,
+                                "The request's body came too slowly; please send it again.");
     if (len)
         memcpy(r->body + r->body_len, in, len);
     r->body_len += len;

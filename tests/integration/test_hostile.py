@@ -160,6 +160,60 @@ def test_what_libwebsockets_would_drop_is_answered_at_the_door(daemon):
     Web(d.http).assert_serving()
 
 
+@pytest.mark.daemon(http=True)
+def test_a_body_libwebsockets_would_drop_is_answered_at_the_door(daemon):
+    """A POST whose body is chunked, or whose Content-Length is too large, no
+    number or given twice differently, was dropped without a word; now 411,
+    413 or 400 from the door, and a proper one still goes through."""
+    d = daemon
+
+    def post(fields, body=b""):
+        head = ("POST /login HTTP/1.1\r\nHost: x\r\n"
+                "Content-Type: application/x-www-form-urlencoded\r\n"
+                + "".join(f"{f}\r\n" for f in fields) + "\r\n")
+        return raw(d.http, head.encode() + body, timeout=3)
+
+    chunked = post(["Transfer-Encoding: chunked"], b"5\r\nname=\r\n0\r\n\r\n")
+    assert status_of(chunked) == 411 and b"Content-Length" in chunked, chunked
+    assert status_of(post(["Content-Length: 99999999999"])) == 413
+    assert status_of(post(["Content-Length: 16385"])) == 413
+    assert status_of(post(["Content-Length: -1"])) == 400
+    assert status_of(post(["Content-Length: 5", "Content-Length: 50"], b"name=")) == 400
+    assert status_of(post(["Content-Length: 5", "Transfer-Encoding: chunked"], b"name=")) == 411
+    assert status_of(post(["Content-Length: 11"], b"name=x&pw=y")) in (200, 400, 403)  # the form
+    Web(d.http).assert_serving()
+
+
+@pytest.mark.daemon(http=True)
+def test_a_body_sent_a_byte_at_a_time_does_not_hold_the_connection(daemon):
+    """A POST whose body trickles in (a byte every few seconds, each within
+    libwebsockets' wait for the next) is answered 408 and closed once its
+    body has taken 30 s, not held for as long as the client likes."""
+    d = daemon
+    s = socket.create_connection(("127.0.0.1", d.http), timeout=5)
+    s.sendall(b"POST /login HTTP/1.1\r\nHost: x\r\n"
+              b"Content-Type: application/x-www-form-urlencoded\r\n"
+              b"Content-Length: 10000\r\n\r\n")
+    start, got = time.time(), b""
+    s.settimeout(0.5)
+    while time.time() - start < 60 and not got:
+        try:
+            s.sendall(b"a")
+            got = s.recv(4096)
+            if not got:
+                break
+        except socket.timeout:
+            time.sleep(4)
+        except (BrokenPipeError, ConnectionResetError):
+            break
+    took = time.time() - start
+    got += raw_read(s, 3) if got else b""  # the rest of the answer, until it closes
+    s.close()
+    assert status_of(got) == 408 and b"too slowly" in got, (took, got[:200])
+    assert 29 < took < 40, took
+    Web(d.http).assert_serving()
+
+
 # ---- the log's cap on lines others can make it write (server/core/logcap.h) ----
 
 WINDOW = 10  # s: LOGCAP_WINDOW_MS, a kind said once per address in it
