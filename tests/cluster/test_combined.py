@@ -21,10 +21,15 @@ asserted: no key any player saw answered is missing from the journal,
 every player is back in its game and keying (the journal grew for each),
 and every watcher watches its player's game again (told by its node when
 the game went, it picked it again from the watch list). BENCH lines:
-cluster.watch.cross_node.delay.p99.us (and its parts: the player's own
-key, node 1's journal appends, the WAL disk's flush), cluster.node_kill.acked_lost,
+cluster.watch.cross_node.delay.p99.us, the steady state's (and its parts:
+the player's own key, node 1's journal appends, the WAL disk's flush),
+cluster.watch.cross_node.ramp.* (the watched players' keys while the
+other players still connected, registered and started their games, before
+the watch step), cluster.node_kill.acked_lost,
 cluster.node_kill.resume.p99.ms (a returning player's new connection to
-its game's frame), cluster.drain.*, cluster.db_failover.acked_lost.
+its game's frame), cluster.drain.*, cluster.db_failover.acked_lost, and
+each failure step's watch_delay.p99.us (the watchers' delay from the key
+in that step, the failure's seconds among them).
 
 WARREN_CLUSTER_COMBINED_PLAYERS (40 in all), WARREN_CLUSTER_COMBINED_WATCHERS
 (6) and WARREN_CLUSTER_STEP_SECONDS (10) size it: make test-cluster-short
@@ -127,7 +132,12 @@ def check_step(c, loads, step, rows_before):
                # the larger of the two loads' p99s: at least the p99 of all
                "resume.p99.ms": round(max(m["resume.p99.ms"] for m in marks)),
                "told_elsewhere": int(total["told"]),
-               "watchers_told": int(total["watch_ends"])}
+               "watchers_told": int(total["watch_ends"]),
+               # the watchers' delay from the key in the step (the watch
+               # step's is cluster.watch.cross_node.delay): a step with a
+               # failure in it counts the frames around the failure too
+               "watch_delay.p99.us": round(max(m["wkey.p99.us"] for m in marks)),
+               "watch_delay.n": int(sum(m["wkey.n"] for m in marks))}
     outs = "\n".join(ld.text()[-2000:] for ld in loads)
     assert not lost, f"{step}: acknowledged keys missing: {lost}\n{outs}"
     assert total["failed"] == 0 and total["new_games"] == 0, f"{step}: {marks}\n{outs}"
@@ -225,6 +235,15 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
         players = Load(c, bindir, tmp_path, "players", PLAYERS - WATCHERS, first, addrs)
         loads.append(players)
         players.wait_ramp()
+        # the watched players' keys so far came while the other players
+        # connected, registered and started their games: a figure of its
+        # own, so that the watch step's is the steady state's
+        ramp = watched.mark()
+        print("# ramp watched:", [m.group(2) for m in MARK.finditer(watched.text())][-1])
+        bench("cluster.watch.cross_node.ramp.delay.p99.us", ramp["wkey.p99.us"])
+        bench("cluster.watch.cross_node.ramp.delay.p50.us", ramp["wkey.p50.us"])
+        bench("cluster.watch.cross_node.ramp.delay.n", int(ramp["wkey.n"]))
+        bench("cluster.watch.cross_node.ramp.player_key.p99.us", ramp["key.p99.us"])
 
         # watch: every watched game streamed from node 1 to node 3
         rows = journal_by_user(c)
@@ -294,6 +313,8 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
         figures, _ = check_step(c, loads, "db_failover", rows)
         bench("cluster.db_failover.acked_lost", figures["acked_lost"])
         bench("cluster.db_failover.keys_acked", figures["keys_acked"])
+        for k in ("watch_delay.p99.us", "watch_delay.n"):
+            bench(f"cluster.db_failover.{k}", figures[k])
         bench("cluster.db_failover.games_paused", n3.log().count(" game paused user="))
         assert n3.alive(), n3.log()[-3000:]
     finally:
