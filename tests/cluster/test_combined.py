@@ -238,12 +238,15 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
         # the watched players' keys so far came while the other players
         # connected, registered and started their games: a figure of its
         # own, so that the watch step's is the steady state's
+        ramp_times = append_times(bindir, n1)  # its last 10 s: the ramp-ups and a little more
         ramp = watched.mark()
         print("# ramp watched:", [m.group(2) for m in MARK.finditer(watched.text())][-1])
         bench("cluster.watch.cross_node.ramp.delay.p99.us", ramp["wkey.p99.us"])
         bench("cluster.watch.cross_node.ramp.delay.p50.us", ramp["wkey.p50.us"])
         bench("cluster.watch.cross_node.ramp.delay.n", int(ramp["wkey.n"]))
         bench("cluster.watch.cross_node.ramp.player_key.p99.us", ramp["key.p99.us"])
+        for k, v in ramp_times.items():
+            bench(f"cluster.watch.cross_node.ramp.n1_append.{k}" + ("" if k == "n" else ".us"), v)
 
         # watch: every watched game streamed from node 1 to node 3
         rows = journal_by_user(c)
