@@ -175,6 +175,7 @@ static handle_t inv_add(game_t *g, handle_t h, handle_t holder)
         if (used & (1u << l))
             continue;
         o->target = holder;
+        o->t = (o->flags & IF_UNPAID) ? (uint64_t)o->a[0] : 0; /* its stock letter, kept */
         o->a[0] = l;
         o->depth = -1;
         o->x = o->y = 0;
@@ -734,7 +735,8 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
 }
 
 /* n of it (all when n is 0 or more), carried by who, split off as a loose
- * item at who's feet: its handle, NONE on OOM. */
+ * item at who's feet: its handle, NONE on OOM. Unpaid goods put down whole
+ * take their stock letter back (a part split off has none yet). */
 static handle_t loose_at_feet(game_t *g, handle_t it, int n, handle_t who)
 {
     handle_t h = it;
@@ -750,7 +752,8 @@ static handle_t loose_at_feet(game_t *g, handle_t it, int n, handle_t who)
     const obj_t *c = reg_get(&g->reg, who);
     obj_t *o = item_get(g, h);
     o->target = HANDLE_NONE;
-    o->a[0] = 0;
+    o->a[0] = h == it && (o->flags & IF_UNPAID) && o->t <= INV_SLOTS ? (int32_t)o->t : 0;
+    o->t = 0;
     o->depth = c->depth;
     o->x = c->x;
     o->y = c->y;

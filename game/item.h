@@ -9,6 +9,9 @@
  *   a[0]       inventory letter (0 = 'a') while carried; on a shop's floor
  *              unpaid, its stock letter + 1 (0 none yet: shop.c)
  *   a[1]       its ego (runic kind, ego.h) + 1; 0 none
+ *   t          carried unpaid, its stock letter + 1 (0 none): it keeps
+ *              that letter on the trade screen and takes it back when put
+ *              down whole in the shop
  *   flags      IF_* below
  * Identical items stack: same kind, enchantment, curse and knowledge.
  *

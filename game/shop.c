@@ -208,42 +208,56 @@ static const shop_kind_t *open_shop(const game_t *g)
     return k ? shop_at(g, g->levels[k->depth], k->x, k->y) : NULL;
 }
 
-/* Whether o is stock of shop sh (unpaid, on its floor, keeper k's level). */
-static bool is_stock(const game_t *g, const obj_t *o, const shop_kind_t *sh, const obj_t *k)
+/* Whether o is a ware of shop sh on the buy list: its stock (unpaid, on
+ * its floor, keeper k's level) or unpaid goods the player carries. */
+static bool is_ware(const game_t *g, const obj_t *o, const shop_kind_t *sh, const obj_t *k)
 {
-    return o->type == OBJ_ITEM && !o->target && (o->flags & IF_UNPAID) && o->depth == k->depth &&
-           shop_at(g, g->levels[k->depth], o->x, o->y) == sh;
+    if (o->type != OBJ_ITEM || !(o->flags & IF_UNPAID))
+        return false;
+    if (o->target)
+        return o->target == g->player;
+    return o->depth == k->depth && shop_at(g, g->levels[k->depth], o->x, o->y) == sh;
 }
 
-/* Stock keeps its letter while it lies in the shop: a[0], 1 + the letter's
- * index (0: none yet, as stock from before letters, or put back). Into
- * by[l], the stock under letter l: first those with a letter of their own,
- * then those without take the first free letters, in registry order. */
+/* The letter (0 = a) a ware keeps: 1 + it in a[0] on the floor, in t while
+ * carried (item.h); -1 none yet. */
+static int stock_letter(const obj_t *o)
+{
+    int64_t l = o->target ? (int64_t)(o->t <= SHOP_LETTERS ? o->t : 0) : o->a[0];
+    return l >= 1 && l <= SHOP_LETTERS ? (int)l - 1 : -1;
+}
+
+/* A ware keeps its letter while it is in the shop, on the floor or
+ * carried. Into by[l], the ware under letter l: each with a letter of its
+ * own (the first to claim one), then those without take the first free
+ * letters, in registry order; one walk of the registry. */
 static void stock_by_letter(const game_t *g, const shop_kind_t *sh, const obj_t *k,
                             handle_t by[SHOP_LETTERS])
 {
     for (int l = 0; l < SHOP_LETTERS; l++)
         by[l] = HANDLE_NONE;
+    handle_t rest[SHOP_LETTERS];
+    int n = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (is_stock(g, o, sh, k) && o->a[0] >= 1 && o->a[0] <= SHOP_LETTERS && !by[o->a[0] - 1])
-            by[o->a[0] - 1] = h;
-    }
-    int l = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (!is_stock(g, o, sh, k) ||
-            (o->a[0] >= 1 && o->a[0] <= SHOP_LETTERS && by[o->a[0] - 1] == h))
+        if (!is_ware(g, o, sh, k))
             continue;
+        int l = stock_letter(o);
+        if (l >= 0 && !by[l])
+            by[l] = h;
+        else if (n < SHOP_LETTERS)
+            rest[n++] = h;
+    }
+    for (int i = 0, l = 0; i < n; i++) {
         while (l < SHOP_LETTERS && by[l])
             l++;
         if (l < SHOP_LETTERS)
-            by[l] = h;
+            by[l] = rest[i];
     }
 }
 
-/* Writes the open shop's stock letters down (stock_by_letter): they hold
- * from when the trade screen opens, whatever is bought. */
+/* Writes the open shop's letters down (stock_by_letter): they hold from
+ * when the trade screen opens, whatever is bought, picked up or put back. */
 static void letter_stock(game_t *g)
 {
     const shop_kind_t *sh = open_shop(g);
@@ -252,9 +266,13 @@ static void letter_stock(game_t *g)
         return;
     handle_t by[SHOP_LETTERS];
     stock_by_letter(g, sh, k, by);
-    for (int l = 0; l < SHOP_LETTERS; l++)
-        if (by[l])
-            reg_get(&g->reg, by[l])->a[0] = l + 1;
+    for (int l = 0; l < SHOP_LETTERS; l++) {
+        obj_t *o = by[l] ? reg_get(&g->reg, by[l]) : NULL;
+        if (o && o->target)
+            o->t = (uint64_t)l + 1;
+        else if (o)
+            o->a[0] = l + 1;
+    }
 }
 
 /* Adds ware h under letter code at n: n + 1. */
@@ -265,8 +283,8 @@ static int ware_add(handle_t *w, int *letter, int n, handle_t h, int code)
     return n + 1;
 }
 
-/* Buying lists the shop's stock in letter order, then the unpaid goods
- * the player carries under the letters the stock leaves free. */
+/* Buying lists the shop's stock and the unpaid goods the player carries
+ * together, in letter order. */
 static int buy_wares(const game_t *g, const shop_kind_t *sh, const obj_t *k, handle_t *w,
                      int *letter)
 {
@@ -276,14 +294,6 @@ static int buy_wares(const game_t *g, const shop_kind_t *sh, const obj_t *k, han
     for (int l = 0; l < SHOP_LETTERS && n < WARES_MAX; l++)
         if (by[l])
             n = ware_add(w, letter, n, by[l], 'a' + l);
-    handle_t inv[INV_SLOTS];
-    int ni = item_inventory(g, g->player, inv), l = 0;
-    for (int i = 0; i < ni && n < WARES_MAX; i++) {
-        while (l < SHOP_LETTERS && by[l])
-            l++;
-        if (l < SHOP_LETTERS && (reg_get(&g->reg, inv[i])->flags & IF_UNPAID))
-            n = ware_add(w, letter, n, inv[i], 'a' + l++);
-    }
     return n;
 }
 

@@ -311,6 +311,81 @@ START_TEST(unlettered_stock_takes_the_first_free_letters)
 }
 END_TEST
 
+/* The unpaid thing lettered l (a stock letter + 1 in a[0]) on the floor
+ * of k's shop. */
+static handle_t ware_lettered(game_t *g, handle_t k, int l)
+{
+    const shop_kind_t *sh = shop_of(g, k);
+    const level_t *lv = level_current(g);
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target && (o->flags & IF_UNPAID) && o->a[0] == l - 'a' + 1 &&
+            shop_at(g, lv, o->x, o->y) == sh)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+/* Unpaid goods carried keep their stock letter, as NetHack's inventory
+ * letters hold: picked up, one is listed under the letter it had lying
+ * in the shop; buying another or putting one back moves no letter. */
+START_TEST(carried_unpaid_goods_keep_their_letters)
+{
+    game_t *g = in_town(C, 4);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    g->items.gold = 5000;
+    key(g, 'p');
+    char rows[26][96], row[96];
+    int n = 0;
+    while (n < 26 && buy_row(g, 'a' + n, rows[n], sizeof rows[n]))
+        n++;
+    int l1 = 1, l2 = 2; /* two wares of different kinds, not stacking */
+    while (l2 < n && !strcmp(rows[l1] + 5, rows[l2] + 5))
+        l2++;
+    ck_assert_msg(l2 + 1 < n, "too few different wares (%d)", n);
+    key(g, KEY_ESC);
+    handle_t h1 = ware_lettered(g, k, 'a' + l1), h2 = ware_lettered(g, k, 'a' + l2);
+    ck_assert(h1 && h2);
+    /* the later letter first, so the pack's order differs from the shop's */
+    ck_assert_int_eq(item_pick_up(g, g->player, h2), 0);
+    ck_assert_int_eq(item_pick_up(g, g->player, h1), 0);
+    key(g, 'p');
+    ck_assert(buy_row(g, 'a' + l1, row, sizeof row));
+    ck_assert_str_eq(row, rows[l1]);
+    ck_assert(buy_row(g, 'a' + l2, row, sizeof row));
+    ck_assert_str_eq(row, rows[l2]);
+    key(g, (uint32_t)('a' + l1)); /* bought: the other keeps its letter */
+    ck_assert(!buy_row(g, 'a' + l1, row, sizeof row));
+    ck_assert(buy_row(g, 'a' + l2, row, sizeof row));
+    ck_assert_str_eq(row, rows[l2]);
+    key(g, KEY_ESC);
+    handle_t c2 = HANDLE_NONE, inv[INV_SLOTS];
+    int ni = item_inventory(g, g->player, inv);
+    for (int i = 0; i < ni; i++)
+        if (reg_get(&g->reg, inv[i])->flags & IF_UNPAID)
+            c2 = inv[i];
+    ck_assert(c2);
+    buf_t b; /* carried, the letter holds through a save and resume */
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128];
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(game_hash(h), game_hash(g));
+    buf_free(&b);
+    game_free(g);
+    g = h;
+    ck_assert_int_eq(item_drop(g, g->player, c2, 0), 0); /* put back in the shop */
+    key(g, 'p');
+    ck_assert(buy_row(g, 'a' + l2, row, sizeof row));
+    ck_assert_str_eq(row, rows[l2]);
+    ck_assert(buy_row(g, 'a' + l2 + 1, row, sizeof row));
+    ck_assert_str_eq(row, rows[l2 + 1]);
+    game_free(g);
+}
+END_TEST
+
 /* The trade screen's title starts its sentence with a capital: "The
  * general store. You have 120 gold." */
 START_TEST(the_trade_screen_title_is_a_sentence)
@@ -682,6 +757,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, buying_and_selling);
     tcase_add_test(t, stock_keeps_its_letter_when_one_is_bought);
     tcase_add_test(t, unlettered_stock_takes_the_first_free_letters);
+    tcase_add_test(t, carried_unpaid_goods_keep_their_letters);
     tcase_add_test(t, the_trade_screen_says_what_happened);
     tcase_add_test(t, keepers_do_not_stop_a_walk);
     tcase_add_test(t, charisma_sets_prices);
