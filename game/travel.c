@@ -105,9 +105,18 @@ typedef int (*seed_fn)(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, 
 static const seed_fn EXPLORE_GOALS[] = {seed_items, seed_frontier, NULL};
 static const seed_fn TRAVEL_GOALS[] = {seed_spot, NULL};
 
+/* A creature the player sees stands at x, y (not the player). */
+static bool seen_creature_at(game_t *g, const level_t *lv, int x, int y)
+{
+    handle_t h = level_creature_at(g, lv->depth, x, y);
+    return h && h != g->player && vision_sees(g, h);
+}
+
 /* Steps from the goals seed gives over known open cells into dist (w*h
- * int16, -1 unreached). Returns how many goals it seeded. */
-static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_fn seed)
+ * int16, -1 unreached); round: not across a creature in view, as a
+ * walker goes round one standing in the way. Returns how many goals it
+ * seeded. */
+static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_fn seed, bool round)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     for (int i = 0; i < n; i++)
@@ -118,7 +127,8 @@ static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
         for (int k = 0; k < 8; k++) {
             int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
-            if (!on_route(g, lv, nx, ny) || dist[nc] >= 0)
+            if (!on_route(g, lv, nx, ny) || dist[nc] >= 0 ||
+                (round && seen_creature_at(g, lv, nx, ny)))
                 continue;
             dist[nc] = (int16_t)(dist[c] + 1);
             q[tail++] = nc;
@@ -128,13 +138,15 @@ static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_
 }
 
 /* The first kind of goal the player can reach sets dist (two searches at
- * most a step: bounded by the level's cells). Returns goals seeded. */
-static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, bool explore)
+ * most a step: bounded by the level's cells; round as spread's). Returns
+ * goals seeded. */
+static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, bool explore,
+                    bool round)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     int goals = 0;
     for (const seed_fn *s = explore ? EXPLORE_GOALS : TRAVEL_GOALS; *s; s++) {
-        int n = spread(g, lv, dist, q, *s);
+        int n = spread(g, lv, dist, q, *s, round);
         goals += n;
         if (n && p && dist[p->y * lv->w + p->x] >= 0)
             break;
@@ -275,11 +287,10 @@ static void no_step(game_t *g, const level_t *lv, const int16_t *dist, int here,
         msg_add(g, "Something is in the way.");
 }
 
-/* The step that brings the player nearer the goal(s): ticks spent, or 0
- * with the reason said. */
-static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q)
+/* The free neighbour of p nearest the goal(s) by dist, nearer than where p
+ * stands (any reached one when here < 0), or -1. */
+static int best_step(game_t *g, const level_t *lv, const obj_t *p, const int16_t *dist)
 {
-    int goals = goal_map(g, lv, dist, q, g->run == RUN_EXPLORE);
     int here = dist[p->y * lv->w + p->x], best = -1;
     bool off = here < 0; /* where no walk goes (swimming): any way back will do */
     int bd = off ? INT16_MAX : here;
@@ -291,6 +302,23 @@ static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q)
         if (d >= 0 && d < bd)
             bd = d, best = k;
     }
+    return best;
+}
+
+/* The step that brings the player nearer the goal(s): ticks spent, or 0
+ * with the reason said. The way goes round creatures in view when there
+ * is one, else as if they were not there (one far off may yet move). */
+static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q)
+{
+    bool explore = g->run == RUN_EXPLORE;
+    int goals = goal_map(g, lv, dist, q, explore, true);
+    int best = best_step(g, lv, p, dist);
+    if (best < 0) {
+        goals = goal_map(g, lv, dist, q, explore, false);
+        best = best_step(g, lv, p, dist);
+    }
+    int here = dist[p->y * lv->w + p->x];
+    bool off = here < 0;
     if (best < 0) {
         no_step(g, lv, dist, off && goals ? -1 : here, goals);
         return 0;

@@ -591,6 +591,28 @@ START_TEST(travel_and_explore_stop)
 }
 END_TEST
 
+/* Travel goes round a sleeping monster on its shortest way, as a walker
+ * would, rather than stopping with "The giant newt is in the way." while
+ * a step aside leads on. */
+START_TEST(travel_goes_round_a_sleeper)
+{
+    game_t *g = alone_in_room(C, 10, 0, 0, 4);
+    handle_t j = spawn_at(g, "giant newt", 1, 1);
+    obj_t *m = reg_get(&g->reg, j);
+    m->flags |= OF_ASLEEP;
+    m->speed = 1; /* it sleeps on and stays put */
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x + 3, y = p->y + 3;
+    uint32_t from = g->nmsg;
+    keys(g, "_nnn.");
+    p = reg_get(&g->reg, g->player);
+    ck_assert_msg(!said_since(g, from, "in the way"), "%s", last_msg(g));
+    ck_assert_msg(p->x == x && p->y == y, "at %d,%d: %s", p->x - x, p->y - y, last_msg(g));
+    ck_assert_int_eq(reg_get(&g->reg, j)->hp, reg_get(&g->reg, j)->hp_max); /* no blow */
+    game_free(g);
+}
+END_TEST
+
 /* Exploring stops when an item comes into sight for the first time, and
  * says so; the next key explores on. */
 START_TEST(explore_stops_for_new_items)
@@ -1058,6 +1080,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, casters_by_purpose);
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
+    tcase_add_test(t, travel_goes_round_a_sleeper);
     tcase_add_test(t, explore_stops_for_new_items);
     tcase_add_test(t, explore_goes_to_items_it_has_seen);
     tcase_add_test(t, help_topics_list_every_command);
