@@ -254,6 +254,7 @@ static bool unaware(game_t *g, handle_t h, const obj_t *o)
 static void run_begin(game_t *g, uint8_t run)
 {
     g->run = run;
+    g->run_said = g->said - g->said_aside;
     g->run_nknown = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
@@ -545,14 +546,19 @@ static bool saw_item(game_t *g, const handle_t *hidden, int n)
     return false;
 }
 
-/* Travel and exploration go on step by step while nothing new happens:
- * no monster in view (travel_step checks), no item seen for the first
- * time, no new message, no lost hit point, no prompt. Every stop short
+/* Travel and exploration go on step by step while nothing new happens
+ * (a walk's first step, the command's, included): no monster in view
+ * (travel_step checks), no item seen for the first time, no new message,
+ * no lost hit point, no prompt. Every stop short
  * of the goal says why (a message, a prompt, or one said here). */
 void travel_keep_going(game_t *g)
 {
     if (g->run == RUN_NONE)
-        return;           /* no run begun by this key: the objects need no walk */
+        return; /* no run begun by this key: the objects need no walk */
+    if (travel_walking(g) && g->said - g->said_aside != g->run_said) {
+        g->run = RUN_NONE; /* the first step told something ("You see here a dagger.") */
+        return;
+    }
     handle_t hidden[128]; /* once per run: each step looks only at these */
     int nh = hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
     int steps = 0;

@@ -145,6 +145,7 @@ struct game {
     uint8_t leave;       /* the last key asked to save and leave (game_status_t.leave) */
     uint32_t said;       /* every msg_add, a repeat folded or not: "was anything said?" */
     uint32_t said_aside; /* of those, words that need not stop a travel (item_arrive) */
+    uint32_t run_said;   /* said less said_aside as the running travel began (travel.c) */
     ev_watch_t watch;    /* tests and tools: sees every event thrown (event.h); NULL in play */
     void *watch_ctx;     /* borrowed, for watch */
     /* derived, never saved: the distance map from the player (ai.c) */

@@ -647,6 +647,29 @@ START_TEST(explore_stops_for_new_items)
 }
 END_TEST
 
+/* An item one step off is reached by explore's first step, the
+ * command's own: the walk stops on it as on any other, not walking on
+ * with "You see here a dagger." left on the top line for a place behind. */
+START_TEST(explore_stops_on_an_item_its_first_step_reaches)
+{
+    game_t *g = alone_in_room(C, 8, 0, 0, 4);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x + 1, y = p->y;
+    item_new(g, item_named(C, "dagger"), 1, HANDLE_NONE, g->depth, x, y, NULL);
+    item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, x + 2, y, NULL);
+    vision_update(g);
+    key(g, 'o');
+    p = reg_get(&g->reg, g->player);
+    ck_assert_msg(p->x == x && p->y == y, "at %d,%d: %s", p->x - x, p->y - y, last_msg(g));
+    ck_assert_str_eq(last_msg(g), "You see here a dagger.");
+    key(g, 'o'); /* the next key walks on to the sword */
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, x + 2);
+    ck_assert_str_eq(last_msg(g), "You see here a long sword.");
+    game_free(g);
+}
+END_TEST
+
 /* Explore goes to an item it has seen before the unexplored, as DCSS's
  * does, and stops on it saying what lies there; once stood on (declined)
  * or put down, an item draws it no more: the next key explores on, and
@@ -1081,6 +1104,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, travel_goes_round_a_sleeper);
+    tcase_add_test(t, explore_stops_on_an_item_its_first_step_reaches);
     tcase_add_test(t, explore_stops_for_new_items);
     tcase_add_test(t, explore_goes_to_items_it_has_seen);
     tcase_add_test(t, help_topics_list_every_command);
