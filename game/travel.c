@@ -113,15 +113,18 @@ static bool seen_creature_at(game_t *g, const level_t *lv, int x, int y)
 }
 
 /* Steps from the goals seed gives over known open cells into dist (w*h
- * int16, -1 unreached); round: not across a creature in view, as a
- * walker goes round one standing in the way. Returns how many goals it
- * seeded. */
+ * int16, -1 unreached); round: not across nor to a creature in view, as
+ * a walker goes round one standing in the way (and leaves the dagger a
+ * sleeper lies on for last). Returns how many goals it seeded. */
 static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_fn seed, bool round)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     for (int i = 0; i < n; i++)
         dist[i] = -1;
     tail = seed(g, lv, dist, q, 0);
+    for (int i = 0; round && i < tail; i++) /* not to what a creature stands on */
+        if (seen_creature_at(g, lv, q[i] % lv->w, q[i] / lv->w))
+            dist[q[i]] = -1, q[i--] = q[--tail];
     int goals = tail;
     while (head < tail) {
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;

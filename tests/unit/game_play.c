@@ -647,6 +647,26 @@ START_TEST(explore_stops_for_new_items)
 }
 END_TEST
 
+/* Explore leaves an item a sleeper lies on for last: it goes on to the
+ * others first rather than stopping beside the sleeper, "in the way". */
+START_TEST(explore_leaves_an_item_under_a_sleeper)
+{
+    game_t *g = alone_in_room(C, 8, 0, 0, 4);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    item_new(g, item_named(C, "dagger"), 1, HANDLE_NONE, g->depth, x + 2, y, NULL);
+    item_new(g, item_named(C, "long sword"), 1, HANDLE_NONE, g->depth, x - 3, y, NULL);
+    obj_t *m = reg_get(&g->reg, spawn_at(g, "giant newt", 2, 0));
+    m->flags |= OF_ASLEEP;
+    m->speed = 1;
+    key(g, 'o');
+    p = reg_get(&g->reg, g->player);
+    ck_assert_msg(p->x == x - 3 && p->y == y, "at %d,%d: %s", p->x - x, p->y - y, last_msg(g));
+    ck_assert_str_eq(last_msg(g), "You see here a long sword.");
+    game_free(g);
+}
+END_TEST
+
 /* An item one step off is reached by explore's first step, the
  * command's own: the walk stops on it as on any other, not walking on
  * with "You see here a dagger." left on the top line for a place behind. */
@@ -1104,6 +1124,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, travel_goes_round_a_sleeper);
+    tcase_add_test(t, explore_leaves_an_item_under_a_sleeper);
     tcase_add_test(t, explore_stops_on_an_item_its_first_step_reaches);
     tcase_add_test(t, explore_stops_for_new_items);
     tcase_add_test(t, explore_goes_to_items_it_has_seen);
