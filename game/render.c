@@ -95,6 +95,27 @@ static void blank_rest(screen_t *s, int x, int y, int end)
 
 /* The message line: what came since the last key; behind --More-- only
  * the part that fits the logical line (msg.c decides, not the terminal). */
+/* The top line's messages into line (the unseen ones; on --More--, as
+ * many as fit before it): whether it waits on --More--. */
+static bool msgs_line(const game_t *g, char *line, size_t size)
+{
+    size_t len = 0;
+    bool all;
+    line[0] = 0;
+    uint32_t n = g->nmsg - g->msg_seen;
+    bool more = g->prompt == PROMPT_MORE || g->prompt == PROMPT_WELCOME;
+    if (more)
+        n = msg_fit(g, g->msg_seen, &all);
+    for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
+        char one[MSG_LEN + 16];
+        msg_format(msg_at(g, i), one, sizeof one);
+        len += (size_t)snprintf(line + len, size - len, "%s%s", len ? " " : "", one);
+        if (len >= size)
+            break;
+    }
+    return more;
+}
+
 static void render_msgs(game_t *g, screen_t *s, render_cache_t *cache)
 {
     if (cache && cache->msg_ok && cache->msg_said == g->said && cache->msg_seen == g->msg_seen &&
@@ -107,20 +128,8 @@ static void render_msgs(game_t *g, screen_t *s, render_cache_t *cache)
         cache->msg_n = g->nmsg;
         cache->msg_prompt = g->prompt;
     }
-    char line[MSG_WIDTH * 2] = "";
-    size_t len = 0;
-    bool all;
-    uint32_t n = g->nmsg - g->msg_seen;
-    bool more = g->prompt == PROMPT_MORE || g->prompt == PROMPT_WELCOME;
-    if (more)
-        n = msg_fit(g, g->msg_seen, &all);
-    for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
-        char one[MSG_LEN + 16];
-        msg_format(msg_at(g, i), one, sizeof one);
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
-        if (len >= sizeof line)
-            break;
-    }
+    char line[MSG_WIDTH * 2];
+    bool more = msgs_line(g, line, sizeof line);
     int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
     if (more)
         x = screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
@@ -982,25 +991,29 @@ static void list_extent(const screen_t *t, int *w, int *h)
 }
 
 /* t's box onto s's right side, a blank column left of it and a blank row
- * under it where that leaves the status and help lines alone. False when
- * the box is as wide as s or reaches those lines: the caller then draws
- * the list as it always was. */
-static bool list_box(screen_t *s, const screen_t *t, int min_w)
+ * under it where that leaves the status and help lines alone; a row lower
+ * when the top line's message reaches under it ("You read a scroll
+ * labelled VEKA RA." stays whole above "Identify which item?"). False
+ * when the box is as wide as s or reaches those lines: the caller then
+ * draws the list as it always was. */
+static bool list_box(screen_t *s, const screen_t *t, int min_w, int msg_end)
 {
     int w, h;
     list_extent(t, &w, &h);
     w = min_w > w && min_w < s->w ? min_w : w;
-    int x0 = s->w - w - 1, rows = h + 1 <= s->h - 2 ? h + 1 : h;
+    int x0 = s->w - w - 1;
     if (x0 < 0 || h > s->h - 2)
         return false;
+    int top = h + 1 <= s->h - 2 && msg_end > x0 ? 1 : 0;
+    int rows = top + h + 1 <= s->h - 2 ? h + 1 : h;
     for (int y = 0; y < rows; y++) {
-        screen_put(s, x0, y, ' ', STYLE_DEFAULT);
+        screen_put(s, x0, top + y, ' ', STYLE_DEFAULT);
         for (int x = 0; x < w; x++) {
             const cell_t *c = screen_at(t, x, y);
-            screen_put(s, x0 + 1 + x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
+            screen_put(s, x0 + 1 + x, top + y, c->ch, (style_t){c->fg, c->bg, c->attr});
         }
     }
-    if (s->cur_visible && s->cur_x >= x0 && s->cur_y < rows)
+    if (s->cur_visible && s->cur_x >= x0 && s->cur_y >= top && s->cur_y < top + rows)
         screen_cursor(s, s->cur_x, s->cur_y, false); /* under the box */
     return true;
 }
@@ -1011,7 +1024,10 @@ static bool draw_list(game_t *g, screen_t *s, const prompt_t *pr)
 {
     screen_t *t = screen_new(s->w, s->h);
     int min_w = pr && pr->width ? pr->width(g) : 0;
-    bool up = t ? list_onto(g, t, pr) : false, boxed = up && list_box(s, t, min_w);
+    char line[MSG_WIDTH * 2];
+    msgs_line(g, line, sizeof line);
+    int msg_end = (int)strlen(line); /* the top line's own words, ASCII */
+    bool up = t ? list_onto(g, t, pr) : false, boxed = up && list_box(s, t, min_w, msg_end);
     screen_free(t);
     if (!t || (up && !boxed)) {
         if (pr)

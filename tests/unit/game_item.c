@@ -15,6 +15,7 @@
 #include "itemuse.h"
 #include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "prompt.h"
 #include "script.h"
 #include "status.h"
@@ -225,6 +226,37 @@ START_TEST(scroll_of_identify_asks_which)
     keys_paged(g, cmd);
     ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
     ck_assert(ident_known(g, item_named(C, "wand of fire")));
+    game_free(g);
+}
+END_TEST
+
+/* The list a scroll opens does not cover the line that says what was
+ * read: with the label unknown that line is long, and the box goes a row
+ * lower rather than cut it ("...labelled VEKA RA Identify which item?"). */
+START_TEST(a_list_leaves_the_top_line_whole)
+{
+    game_t *g = rogue_alone(27);
+    handle_t s1 = give(g, "scroll of identify", 2);
+    give(g, "wand of fire", 1);
+    give(g, "potion of confusion", 1);
+    char cmd[3] = {'r', letter(g, s1), 0};
+    keys_paged(g, cmd);
+    ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
+    char said_line[MSG_LEN + 16];
+    msg_format(msg_at(g, g->nmsg - 1), said_line, sizeof said_line);
+    ck_assert_msg(strncmp(said_line, "You read a scroll labelled ", 27) == 0, "%s", said_line);
+    ck_assert_int_gt((int)strlen(said_line), 34); /* longer than the box leaves */
+    screen_t *sc = screen_new(80, 24);
+    game_render(g, sc, NULL);
+    char row[200], all[1200] = "";
+    screen_row_text(sc, 0, row, sizeof row);
+    ck_assert_msg(strstr(row, said_line), "%s", row);
+    for (int y = 0; y < 4; y++) {
+        screen_row_text(sc, y, row, sizeof row);
+        strncat(all, row, sizeof all - strlen(all) - 1);
+    }
+    ck_assert_msg(strstr(all, "Identify which item?"), "%s", all);
+    screen_free(sc);
     game_free(g);
 }
 END_TEST
@@ -692,6 +724,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, quaffing_identifies_obvious_kinds);
     tcase_add_test(t, scroll_of_identify_names_an_item);
     tcase_add_test(t, scroll_of_identify_asks_which);
+    tcase_add_test(t, a_list_leaves_the_top_line_whole);
     tcase_add_test(t, watching_a_monster_quaff_identifies);
     tcase_add_test(t, drain_and_restore_abilities);
     tcase_add_test(t, stacks_and_grammar);
