@@ -115,7 +115,7 @@ item { name = "potion of paralysis", like = "potion of regeneration", effect = "
 
 -- scrolls
 item { name = "scroll of identify", plural = "scrolls of identify", class = "scroll", glyph = "?", fg = 15,
-       weight = 5, use = "identify", flags = { "stack" }, min_depth = 1, freq = 25 }
+       weight = 5, use = "identify", flags = { "stack", "obvious" }, min_depth = 1, freq = 25 }
 item { name = "scroll of teleportation", like = "scroll of identify", use = "teleport",
        flags = { "stack", "obvious" }, freq = 10 }
 item { name = "scroll of magic mapping", like = "scroll of identify", use = "map", flags = { "stack", "obvious" },
@@ -125,12 +125,13 @@ item { name = "scroll of enchant weapon", like = "scroll of identify", use = "en
 item { name = "scroll of enchant armour", like = "scroll of identify", use = "enchant_armour",
        flags = { "stack", "obvious" }, freq = 8 }
 item { name = "scroll of remove curse", like = "scroll of identify", use = "remove_curse", min_depth = 2,
-       freq = 6 }
+       flags = { "stack" }, freq = 6 }
 item { name = "scroll of fear", like = "scroll of identify", use = "fear", flags = { "stack", "obvious" },
        effect = "fear", duration = "1d10+10", freq = 6 }
 item { name = "scroll of light", like = "scroll of identify", use = "light", flags = { "stack", "obvious" },
        freq = 8 }
-item { name = "scroll of curse", like = "scroll of identify", use = "curse", min_depth = 3, freq = 3 }
+item { name = "scroll of curse", like = "scroll of identify", use = "curse", flags = { "stack" },
+       min_depth = 3, freq = 3 }
 item { name = "scroll of summoning", like = "scroll of identify", use = "summon", flags = { "stack", "obvious" },
        min_depth = 2, freq = 4 }
 
