@@ -318,8 +318,13 @@ void target_draw(game_t *g, screen_t *s)
         gram_arg_t a = {"actor", creature_noun(g, h)};
         gram_phrase(what, sizeof what, "<the:actor>", &a, 1);
     }
-    snprintf(line, sizeof line, "%s at %s? [dirs move, Tab/+/- next, Enter/. go, Esc cancels]",
-             AIM_WORDS[g->aim < AIM_COUNT && AIM_WORDS[g->aim] ? g->aim : AIM_THROW], what);
+    /* the keys in as many words as the line holds after the question */
+    static const char *const KEYS[] = {" [dirs move, Tab/+/- next, Enter/. go, Esc cancels]",
+                                       " [Tab next, . go, Esc cancels]", ""};
+    const char *verb = AIM_WORDS[g->aim < AIM_COUNT && AIM_WORDS[g->aim] ? g->aim : AIM_THROW];
+    for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
+        if (snprintf(line, sizeof line, "%s at %s?%s", verb, what, KEYS[i]) <= s->w)
+            break;
     for (int x = 0; x < s->w; x++)
         screen_put(s, x, 0, ' ', STYLE_DEFAULT);
     screen_text(s, 0, 0, STYLE_DEFAULT, line);

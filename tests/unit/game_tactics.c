@@ -299,6 +299,33 @@ START_TEST(target_cursor)
 }
 END_TEST
 
+/* The aiming question fits the 80-column top line whole: with a long
+ * name the keys are told shorter rather than cut at the edge ("...Esc
+ * cancels" with no "]"). */
+START_TEST(target_question_fits_the_line)
+{
+    game_t *g = alone_in_room(C, 4, 0, FIGHTER, 6);
+    dummy(g, "baby green dragon", 2, 0);
+    key(g, 'f');
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    char row[96];
+    int n = 0;
+    for (int x = 0; x < s->w; x++) {
+        uint32_t ch = screen_at(s, x, 0)->ch;
+        row[n++] = ch < 128 ? (char)ch : '?';
+    }
+    while (n > 0 && row[n - 1] == ' ')
+        n--;
+    row[n] = 0;
+    ck_assert_msg(strstr(row, "Fire at the baby green dragon? [") == row, "%s", row);
+    ck_assert_msg(row[n - 1] == ']', "cut: %s", row);
+    screen_free(s);
+    game_free(g);
+}
+END_TEST
+
 /* The player's own thrown dagger is taken up again by walking onto it,
  * for a pickup's time (SCHED_MOVE more than the step), while one it never
  * threw is only seen; travel goes on over it. */
@@ -826,6 +853,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, bolt_beyond_reach_is_not_cast);
     tcase_add_test(t, missile_beyond_range_round_a_corner);
     tcase_add_test(t, target_cursor);
+    tcase_add_test(t, target_question_fits_the_line);
     tcase_add_test(t, target_none_in_view);
     tcase_add_test(t, own_missiles_taken_up_in_passing);
     tcase_add_test(t, own_missiles_in_a_run_say_one_line);
