@@ -68,13 +68,29 @@ static bool item_goal(game_t *g, const level_t *lv, const obj_t *o)
            on_route(g, lv, o->x, o->y);
 }
 
-/* Each goal kind seeds dist (0) and the queue q from tail on: the new tail. */
+/* A creature the walk goes round stands at x, y: one in view as it
+ * began (run_known: the same all the walk long, so its way never turns
+ * back on itself), or in view now. */
+static bool seen_creature_at(game_t *g, const level_t *lv, int x, int y)
+{
+    handle_t h = level_creature_at(g, lv->depth, x, y);
+    if (!h || h == g->player)
+        return false;
+    for (int i = 0; i < g->run_nknown; i++)
+        if (g->run_known[i] == h)
+            return true;
+    return vision_sees(g, h);
+}
+
+/* Each goal kind seeds dist (0) and the queue q from tail on: the new tail.
+ * Explore leaves the items a creature in view lies on for last (none). */
 static int seed_items(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, int tail)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (!item_goal(g, lv, o) || dist[o->y * lv->w + o->x] >= 0)
-            continue; /* not one, or a pile's second */
+        if (!item_goal(g, lv, o) || dist[o->y * lv->w + o->x] >= 0 ||
+            seen_creature_at(g, lv, o->x, o->y))
+            continue; /* not one, a pile's second, or under a sleeper */
         dist[o->y * lv->w + o->x] = 0, q[tail++] = o->y * lv->w + o->x;
     }
     return tail;
@@ -105,26 +121,16 @@ typedef int (*seed_fn)(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, 
 static const seed_fn EXPLORE_GOALS[] = {seed_items, seed_frontier, NULL};
 static const seed_fn TRAVEL_GOALS[] = {seed_spot, NULL};
 
-/* A creature the player sees stands at x, y (not the player). */
-static bool seen_creature_at(game_t *g, const level_t *lv, int x, int y)
-{
-    handle_t h = level_creature_at(g, lv->depth, x, y);
-    return h && h != g->player && vision_sees(g, h);
-}
-
 /* Steps from the goals seed gives over known open cells into dist (w*h
- * int16, -1 unreached); round: not across nor to a creature in view, as
- * a walker goes round one standing in the way (and leaves the dagger a
- * sleeper lies on for last). Returns how many goals it seeded. */
+ * int16, -1 unreached); round: not across a creature in view, as a
+ * walker goes round one standing in the way. Returns how many goals it
+ * seeded. */
 static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_fn seed, bool round)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     for (int i = 0; i < n; i++)
         dist[i] = -1;
     tail = seed(g, lv, dist, q, 0);
-    for (int i = 0; round && i < tail; i++) /* not to what a creature stands on */
-        if (seen_creature_at(g, lv, q[i] % lv->w, q[i] / lv->w))
-            dist[q[i]] = -1, q[i--] = q[--tail];
     int goals = tail;
     while (head < tail) {
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
@@ -309,22 +315,27 @@ static int best_step(game_t *g, const level_t *lv, const obj_t *p, const int16_t
     return best;
 }
 
+enum { DETOUR_MAX = 2 }; /* steps more than the straight way a walk goes round */
+
 /* The step that brings the player nearer the goal(s): ticks spent, or 0
- * with the reason said. The way goes round creatures in view when there
- * is one, else as if they were not there (one far off may yet move). */
+ * with the reason said. The way goes round creatures in view when that is
+ * at most DETOUR_MAX steps longer (along it the excess never grows, so the
+ * walk never turns back), else it is the way as if they were not there
+ * (one in the way is said). */
 static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q)
 {
     bool explore = g->run == RUN_EXPLORE;
-    int goals = goal_map(g, lv, dist, q, explore, true);
-    int best = best_step(g, lv, p, dist);
+    int at = p->y * lv->w + p->x;
+    goal_map(g, lv, dist, q, explore, false);
+    int straight = dist[at], best = best_step(g, lv, p, dist);
+    goal_map(g, lv, dist, q, explore, true);
+    int round = dist[at], best_round = best_step(g, lv, p, dist);
+    if (best_round >= 0 && round >= 0 && straight >= 0 && round <= straight + DETOUR_MAX)
+        best = best_round;
     if (best < 0) {
-        goals = goal_map(g, lv, dist, q, explore, false);
-        best = best_step(g, lv, p, dist);
-    }
-    int here = dist[p->y * lv->w + p->x];
-    bool off = here < 0;
-    if (best < 0) {
-        no_step(g, lv, dist, off && goals ? -1 : here, goals);
+        int goals = goal_map(g, lv, dist, q, explore, false);
+        int here = dist[at];
+        no_step(g, lv, dist, here < 0 && goals ? -1 : here, goals);
         return 0;
     }
     uint32_t said = g->said;

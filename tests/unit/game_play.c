@@ -647,6 +647,32 @@ START_TEST(explore_stops_for_new_items)
 }
 END_TEST
 
+/* A way round a sleeper much longer than through it is not taken (a
+ * walk that went far round would lose sight of it and turn back at the
+ * next key): travel walks up to it and says it is in the way. */
+START_TEST(travel_takes_no_long_way_round)
+{
+    game_t *g = alone_in_room(C, 10, 0, 0, 4);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    level_t *lv = level_current(g);
+    for (int dy = -4; dy <= 3; dy++) /* a wall across, open at the sleeper and far below */
+        lv->terrain[(y + dy) * lv->w + x + 2] = dy ? MAP_WALL : MAP_FLOOR;
+    lv->opaque_ok = 0;
+    obj_t *m = reg_get(&g->reg, spawn_at(g, "giant newt", 2, 0));
+    m->flags |= OF_ASLEEP;
+    m->speed = 1;
+    vision_update(g);
+    uint32_t from = g->nmsg;
+    keys(g, "_llll.");
+    p = reg_get(&g->reg, g->player);
+    ck_assert_msg(p->x == x + 1 && abs(p->y - y) <= 1, "at %d,%d: %s", p->x - x, p->y - y,
+                  last_msg(g)); /* beside it, this side of the wall */
+    ck_assert(said_since(g, from, "The giant newt is in the way."));
+    game_free(g);
+}
+END_TEST
+
 /* Explore leaves an item a sleeper lies on for last: it goes on to the
  * others first rather than stopping beside the sleeper, "in the way". */
 START_TEST(explore_leaves_an_item_under_a_sleeper)
@@ -1125,6 +1151,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, travel_goes_round_a_sleeper);
     tcase_add_test(t, explore_leaves_an_item_under_a_sleeper);
+    tcase_add_test(t, travel_takes_no_long_way_round);
     tcase_add_test(t, explore_stops_on_an_item_its_first_step_reaches);
     tcase_add_test(t, explore_stops_for_new_items);
     tcase_add_test(t, explore_goes_to_items_it_has_seen);
