@@ -865,9 +865,8 @@ static void top_lines(screen_t *s, const char *text)
 
 void travel_draw(game_t *g, screen_t *s)
 {
-    top_line(s, g->depth == ATLAS_OVERLAND
-                    ? "Travel where? Move the cursor (> towns and dungeons), then . to go; "
-                      "other keys cancel."
+    top_line(s, g->depth == ATLAS_OVERLAND /* each within 80 columns */
+                    ? "Travel where? Move the cursor (> towns and dungeons), . to go; Esc cancels."
                     : "Travel where? Move the cursor (< > stairs), then . to go; other keys "
                       "cancel.");
 }

@@ -243,6 +243,19 @@ START_TEST(travel_jumps_to_the_ways_in)
     ck_assert_int_gt(best, 0);
     key(g, '_');
     ck_assert(screen_says(g, "(> towns and dungeons)")); /* the overland's own jump */
+    screen_t *s = screen_new(80, 24);                    /* whole on an 80-column top line */
+    game_render(g, s, NULL);
+    char top[81];
+    int n = 0;
+    for (int x = 0; x < 80; x++) {
+        uint32_t ch = screen_at(s, x, 0)->ch;
+        top[n++] = ch < 128 ? (char)ch : '?';
+    }
+    while (n > 0 && top[n - 1] == ' ')
+        n--;
+    top[n] = 0;
+    screen_free(s);
+    ck_assert_msg(strncmp(top, "Travel where?", 13) == 0 && top[n - 1] == '.', "cut: %s", top);
     ck_assert(!screen_says(g, "stairs"));
     key(g, '>');
     ck_assert_int_eq(g->prompt, PROMPT_TRAVEL);
