@@ -69,7 +69,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_TRAVEL, PF_CURSOR, travel_key, travel_draw},
     {PROMPT_LOOK, PF_CURSOR, travel_look_key, travel_look_draw},
     {PROMPT_HELP, PF_PAGING | PF_SCREEN | PF_LIST, help_key, help_draw},
-    {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
+    {PROMPT_CAST, PF_SCREEN | PF_LIST, spell_menu_key, spell_menu_draw},
     {PROMPT_DOOR, 0, trap_door_key, trap_door_draw}, /* the top line asks the direction */
     {PROMPT_WORLD, PF_PAGING | PF_SCREEN, worldui_key, worldui_draw},
     {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},

@@ -20,6 +20,7 @@
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "render.h"
 #include "spell.h"
 #include "status.h"
 #include "world.h"
@@ -298,6 +299,39 @@ START_TEST(scrolls_on_all_in_sight)
 }
 END_TEST
 
+/* Row y of an 80x24 frame, as text (non-ASCII as '?'). */
+static void frame_row(game_t *g, int y, char *out, size_t n)
+{
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    size_t i = 0;
+    for (int x = 0; x < s->w && i + 1 < n; x++) {
+        uint32_t ch = screen_at(s, x, y)->ch;
+        out[i++] = ch < 128 ? (char)ch : '?';
+    }
+    out[i] = 0;
+    screen_free(s);
+}
+
+/* The spell menu is a list over the map's right side, as the item lists
+ * are: the map and the status line stay up beside it. */
+START_TEST(the_spell_menu_sits_over_the_map)
+{
+    game_t *g = alone(C, 41, 0, class_named(C, "wizard"));
+    key(g, 'Z');
+    ck_assert_int_eq(g->prompt, PROMPT_CAST);
+    char row[96];
+    frame_row(g, 0, row, sizeof row);
+    char *at = strstr(row, "Cast which spell?");
+    ck_assert_msg(at && at - row > 20, "%s", row); /* on the right, in its box */
+    frame_row(g, 22, row, sizeof row);
+    ck_assert_msg(strstr(row, "HP "), "no status line: %s", row);
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_magic(void)
 {
     Suite *s = suite_create("game_magic");
@@ -312,6 +346,7 @@ Suite *suite_game_magic(void)
     tcase_add_test(tc, push_and_banish);
     tcase_add_test(tc, healing_potions_differ);
     tcase_add_test(tc, scrolls_on_all_in_sight);
+    tcase_add_test(tc, the_spell_menu_sits_over_the_map);
     suite_add_tcase(s, tc);
     return s;
 }
