@@ -38,10 +38,12 @@ static void gameover_text(const gameover_t *g, bool player, int64_t rank, char *
     game_url(g->srv, g->end.game_id, url, sizeof url);
     if (rank > 0)
         snprintf(place, sizeof place, "Place on the high scores: #%lld.\n", (long long)rank);
-    char deepest[32] = "never left the town";
+    /* the Warren's depth alone: the wilds, towns and branches are none */
+    char deepest[48] = "Never went down into the Warren.";
     if (st->max_depth > 0)
-        snprintf(deepest, sizeof deepest, "deepest level %d", st->max_depth);
-    snprintf(out, n, "%s\nGame over: %s.\n%s the %s %s: score %lld after %llu turns, %s.\n%s%s%s",
+        snprintf(deepest, sizeof deepest, "Deepest level of the Warren: %d.", st->max_depth);
+    /* the depth on a line of its own: a long name, race and class fit 80 columns */
+    snprintf(out, n, "%s\nGame over: %s.\n%s the %s %s: score %lld after %llu turns.\n%s\n%s%s%s",
              player ? "Your game is over." : "The game you watched has ended.", st->cause,
              g->end.player, st->race, st->cls, (long long)st->score, (unsigned long long)st->turn,
              deepest, place, url[0] ? "Its page: " : "", url);

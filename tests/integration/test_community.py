@@ -31,6 +31,25 @@ def test_taken_name_refused_before_password(daemon, clients):
     b.wait_for("Password:")
 
 
+def test_final_screen_of_one_who_left_the_town(daemon, clients):
+    """One who walked out into the wilds and quit there did leave the
+    town: the line says the Warren was never entered, not the town never
+    left."""
+    t = clients(daemon.port).connected()
+    new_game(daemon, t, "wren")
+    t.wait_for("Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, wren the ")
+    t.send("<")  # the game starts on the west gate: out into the wilds
+    t.wait_for("You leave ")
+    quit_game(t)
+    screen = t.wait_for("Your game is over.")
+    assert "Game over: quit in the wilds" in screen
+    assert "never left the town" not in screen
+    assert re.search(r"wren the \w+ \w+: score \d+ after \d+ turns\.", screen)
+    assert "Never went down into the Warren." in screen
+
+
 def test_final_screen_has_score_place_and_page(daemon, clients):
     t = clients(daemon.port).connected()
     gid, _ = new_game(daemon, t, "jade")
@@ -41,7 +60,8 @@ def test_final_screen_has_score_place_and_page(daemon, clients):
     screen = t.wait_for("Place on the high scores: #1.")
     assert "Your game is over." in screen
     assert "Game over: quit in the town." in screen  # a game begins there
-    assert re.search(r"jade the \w+ \w+: score \d+ after \d+ turns, never left the town\.", screen)
+    assert re.search(r"jade the \w+ \w+: score \d+ after \d+ turns\.", screen)
+    assert "Never went down into the Warren." in screen
     assert f"Its page: https://warren.example/game/{gid}" in screen
     t.send(" ")
     t.wait_for("Your choice")
