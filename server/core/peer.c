@@ -1308,21 +1308,28 @@ static link_t *link_new(peers_t *p, const char *addr, bool pending)
     return l;
 }
 
-/* The links called in whose HELLO is late, or (oldest first) the one
- * making room for another when every pending place is taken (full). */
+/* The links whose HELLO is late (called in, or this node's calls that
+ * are not answered: a node hung, or an address that never speaks), or
+ * (oldest first) the one called in making room for another when every
+ * pending place is taken (full). */
 static void links_sweep(peers_t *p, bool full)
 {
     uint64_t now = uv_now(p->home->loop);
     LIST_EACH (it, &p->links) {
         link_t *l = LIST_ITEM(it, link_t, node);
-        if (!l->pending || l->closing)
+        if (l->ready || l->closing || (full && !l->pending))
             continue;
         if (full) {
             link_close(l, "too many links waiting for a HELLO: the oldest goes");
             return;
         }
-        if (now - l->opened >= PEER_HELLO_MS)
-            link_close(l, "no HELLO in time");
+        if (now - l->opened < PEER_HELLO_MS)
+            continue;
+        if (l->outbound)
+            log_warn("peer link %s (%s): called, no HELLO back in %d s: is that node hung, or "
+                     "is its address in peers wrong?",
+                     l->name, l->addr, PEER_HELLO_MS / 1000);
+        link_close(l, l->outbound ? "no HELLO in time from the node called" : "no HELLO in time");
     }
 }
 
