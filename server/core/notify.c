@@ -40,6 +40,7 @@ struct notify {
     int open;     /* handles not yet closed */
     int reads;
     notify_once_t once; /* the log's cursor and the events applied */
+    log_every_t odd;    /* events not understood: said once a second */
     char err[256];
 };
 
@@ -398,6 +399,42 @@ static void apply(notify_t *n, const notify_event_t *ev, bool late)
         KINDS[k].ev_fn(home, ev);
 }
 
+#define SHOWN_MAX 80 /* bytes of a payload not understood that the log shows */
+
+/* The start of a payload not understood, as the log shows it: one line of
+ * printable ASCII, any other byte written \xNN (no line, no escape
+ * sequence, forged by whoever can NOTIFY). */
+static const char *shown(const char *payload, char out[4 * SHOWN_MAX + 4])
+{
+    size_t at = 0, i = 0;
+    for (; payload[i] && i < SHOWN_MAX; i++) {
+        unsigned char c = (unsigned char)payload[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            out[at++] = (char)c;
+        else
+            at += (size_t)snprintf(out + at, 5, "\\x%02x", c);
+    }
+    snprintf(out + at, 4, "%s", payload[i] ? "..." : "");
+    return out;
+}
+
+#define ODD_EVERY_MS 1000 /* at most a line a second of events not understood */
+
+/* Said once a second at most, with how many were not said before it (a
+ * flood of them costs the log a line a second). */
+static void not_understood(notify_t *n, const char *payload)
+{
+    char buf[4 * SHOWN_MAX + 4];
+    unsigned held;
+    if (!log_every(&n->odd, uv_now(n->home->loop), ODD_EVERY_MS, &held))
+        return;
+    if (held)
+        log_warn("node event not understood: %s (and %u more not said since the last line)",
+                 shown(payload, buf), held);
+    else
+        log_warn("node event not understood: %s", shown(payload, buf));
+}
+
 /* A notification: applied unless it was; a bare one (a node of an older
  * build: no row, no id) at once. */
 static void on_event(void *ud, const char *payload)
@@ -409,7 +446,7 @@ static void on_event(void *ud, const char *payload)
     const char *rest = payload;
     bool logged = notify_split(payload, &id, &xid, key, &rest) == 0;
     if (notify_parse(rest, &ev) != 0)
-        return log_warn("node event not understood: %.80s", payload);
+        return not_understood(n, payload);
     if (!logged || notify_once_heard(&n->once, id, xid, key, rest))
         apply(n, &ev, false);
 }
@@ -419,7 +456,7 @@ static void on_logged(void *ud, const db_node_event_t *row)
 {
     notify_event_t ev;
     if (notify_parse(row->payload, &ev))
-        return log_warn("node event not understood: %.80s", row->payload);
+        return not_understood(ud, row->payload);
     apply(ud, &ev, true);
 }
 

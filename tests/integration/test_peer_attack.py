@@ -80,3 +80,130 @@ def test_a_called_node_that_never_says_hello_is_given_up(bindir, tmp_path, clien
         silent.close()
         a.stop_clean()
         b.stop_clean()
+
+
+def framed(body):
+    return struct.pack(">I", len(body)) + body
+
+
+def hello(secret=SECRET.encode(), name=b"x"):
+    return framed(bytes([1, len(secret)]) + secret + bytes([len(name)]) + name)
+
+
+def stranger(d, data=b"", quiet=1.0, src="127.0.0.2"):
+    """data to d's peer port from src (an address --peers does not name):
+    what d answers before the link closes or goes quiet."""
+    s = socket.create_connection(("127.0.0.1", d.peer_port), source_address=(src, 0))
+    s.sendall(data)
+    got = read_quiet(s, quiet)
+    s.close()
+    return got
+
+
+@pytest.fixture
+def lone(bindir, tmp_path):
+    d = node(bindir, tmp_path / "a", "a", "b=127.0.0.1:1")
+    yield d
+    d.stop_clean()
+
+
+def test_hellos_of_wrong_sizes_are_refused_unanswered(lone):
+    """A first message of no length, longer than a HELLO (up to 4 GiB
+    announced), or a HELLO whose texts overrun it or are too long: closed,
+    unanswered, each said; a good HELLO is answered after them."""
+    a = lone
+    cases = [(b"\0\0\0\0", "a message length out of range"),
+             (struct.pack(">I", 132) + b"\1" * 8, "a first message longer than a HELLO"),
+             (b"\xff\xff\xff\xff", "a first message longer than a HELLO"),
+             (framed(bytes([1, 60]) + b"s" * 10), "a message of the wrong length"),
+             (framed(bytes([1, 64]) + b"s" * 64 + b"\1x"), "a message of the wrong length"),
+             (framed(bytes([1, 3]) + b"s\ns" + b"\1x"), "a message of the wrong length"),
+             (hello(name=b"a"), "a bad node name"),
+             (framed(b"\2" + struct.pack(">q", 1)), "a message before HELLO")]
+    for i, (data, said) in enumerate(cases):  # an address each: the log says a kind once in 10 s
+        src = f"127.0.1.{i + 1}"
+        assert stranger(a, data, src=src) == b"", data
+        a.wait_log(rf"peer link \? \({re.escape(src)}\): " + re.escape(said))
+    assert stranger(a, hello())[4:5] == b"\1"
+    assert a.alive()
+
+
+def test_many_silent_links_and_a_slow_hello_lock_no_node_out(lone):
+    """40 links that say nothing: the oldest waiting goes as each new one
+    comes, and a node with the secret is still answered at once; a HELLO
+    sent a byte at a time past 5 s is closed, unanswered."""
+    a = lone
+    socks = [socket.create_connection(("127.0.0.1", a.peer_port), source_address=("127.0.0.3", 0))
+             for _ in range(40)]
+    a.wait_log(r"peer link \? \(127\.0\.0\.3\): too many links waiting for a HELLO")
+    assert stranger(a, hello())[4:5] == b"\1"
+    slow = socket.create_connection(("127.0.0.1", a.peer_port), source_address=("127.0.0.4", 0))
+    closed = False
+    for byte in hello()[:-1]:
+        try:
+            slow.sendall(bytes([byte]))
+        except OSError:
+            closed = True
+            break
+        time.sleep(0.1)
+    got = read_quiet(slow, 2)
+    assert closed or got == b""
+    a.wait_log(r"peer link \? \(127\.0\.0\.4\): no HELLO in time")
+    for s in socks + [slow]:
+        s.close()
+    assert a.alive()
+
+
+def test_a_node_past_hello_sending_bad_frames_is_closed(lone):
+    """Past HELLO: a length past the largest message, a SCREEN of a bad
+    size, one for a game not asked of it (ignored), a WATCH of no such game
+    (answered GONE): the bad ones close the link, said; a serves on."""
+    a = lone
+    big = struct.pack(">I", 64 * 1024 * 1024) + b"\4"
+    assert stranger(a, hello(name=b"x1") + big)[4:5] == b"\1"
+    a.wait_log(r"peer link x1 \(127\.0\.0\.2\): a message length out of range")
+    screen = b"\4" + struct.pack(">qHHHHBH", 7, 0, 24, 0, 0, 1, 0)
+    stranger(a, hello(name=b"x2") + framed(screen))
+    a.wait_log(r"peer link x2 \(127\.0\.0\.2\): a screen of a bad size")
+    row = struct.pack(">H", 0) + struct.pack(">IHH", ord("A"), 0, 0) * 2
+    unasked = b"\4" + struct.pack(">qHHHHBH", 7, 2, 1, 0, 0, 1, 1) + row
+    watch = framed(b"\2" + struct.pack(">q", 999999))
+    got = stranger(a, hello(name=b"x3") + framed(unasked) + watch)
+    assert b"\5" + struct.pack(">q", 999999) in got, got  # GONE: the link lived on
+    assert not re.search(r"peer link x3 .*: a ", a.log())
+    assert a.alive()
+
+
+def notify(d, *payloads):
+    """Each payload NOTIFYed on the nodes' channel, in one transaction."""
+    import psycopg2
+    con = psycopg2.connect(d.db_url)
+    try:
+        with con, con.cursor() as cur:
+            for p in payloads:
+                cur.execute("SELECT pg_notify('warren', %s)", (p,))
+    finally:
+        con.close()
+
+
+def test_odd_node_events_are_said_in_one_clean_line(lone):
+    """Payloads no node sends (one at PostgreSQL's limit, one carrying a
+    newline and escape bytes that would forge a log line, a flood of bad
+    ones): each refused, said in one line of printable text, at most a
+    line a second (the rest counted in the next), the node serving on."""
+    a = lone
+    time.sleep(1.5)  # its listener connects (off the loop)
+    notify(a, "chat * b 1 1 x " + "A" * 7900)
+    a.wait_log(r"node event not understood: chat \* b 1 1 x A{65}\.\.\.$")
+    time.sleep(1.1)
+    notify(a, "kick\n2026-01-01T00:00:00.000Z INFO login conn=9 ip=1.2.3.4 user=forged\x1b[2J")
+    a.wait_log(r"node event not understood: kick\\x0a2026-01-01T.*user=forged\\x1b\[2J$")
+    assert not re.search(r"^2026-01-01T", a.log(), re.M) and "\x1b" not in a.log()
+    time.sleep(1.1)
+    notify(a, *[f"nonsense {i}" for i in range(3000)])
+    a.wait_log(r"node event not understood: nonsense 0$")
+    time.sleep(1.1)
+    notify(a, "nonsense last")
+    a.wait_log(r"node event not understood: nonsense last \(and 2999 more not said", timeout=5)
+    assert len(re.findall("not understood", a.log())) == 4
+    assert a.alive()
