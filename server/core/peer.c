@@ -1386,10 +1386,6 @@ static int link_hello(link_t *l, const peer_msg_t *m, const char **why)
 
 static int link_message(link_t *l, const peer_msg_t *m, const char **why)
 {
-    if (!l->ready && m->type != PEER_HELLO) {
-        *why = "a message before HELLO";
-        return -1;
-    }
     switch (m->type) {
     case PEER_HELLO:
         if (l->ready) {
@@ -1428,19 +1424,6 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *out)
     *out = uv_buf_init((char *)l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
 }
 
-/* -1 with *why when the first message announces more than a HELLO can
- * be, so a stranger's big length is refused before its body is read. */
-static int hello_first(const link_t *l, const uint8_t *in, size_t n, const char **why)
-{
-    if (l->ready || n < 4)
-        return 0;
-    size_t len = (size_t)in[0] << 24 | (size_t)in[1] << 16 | (size_t)in[2] << 8 | in[3];
-    if (len <= PEER_HELLO_MAX)
-        return 0;
-    *why = "a first message longer than a HELLO";
-    return -1;
-}
-
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
     link_t *l = st->data;
@@ -1454,8 +1437,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     peer_msg_t m;
     const char *why = NULL;
     int r = 0;
-    while (!l->closing && !(r = hello_first(l, l->in + at, l->in_len - at, &why)) &&
-           (r = peerwire_next(l->in + at, l->in_len - at, &used, &m, &why)) > 0) {
+    while (!l->closing &&
+           (r = peerwire_next_link(l->in + at, l->in_len - at, l->ready, &used, &m, &why)) > 0) {
         at += used;
         if (link_message(l, &m, &why) < 0)
             r = -1;

@@ -129,6 +129,23 @@ int peerwire_next(const uint8_t *p, size_t n, size_t *used, peer_msg_t *m, const
     return 1;
 }
 
+int peerwire_next_link(const uint8_t *p, size_t n, bool ready, size_t *used, peer_msg_t *m,
+                       const char **why)
+{
+    if (!ready && n >= 4 &&
+        ((size_t)p[0] << 24 | (size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3]) > PEER_HELLO_MAX) {
+        memset(m, 0, sizeof *m);
+        *why = "a first message longer than a HELLO";
+        return -1;
+    }
+    int r = peerwire_next(p, n, used, m, why);
+    if (r > 0 && !ready && m->type != PEER_HELLO) {
+        *why = "a message before HELLO";
+        return -1;
+    }
+    return r;
+}
+
 int peerwire_apply(const peer_msg_t *m, screen_t *scr, const char **why)
 {
     bool key = m->flags & PEER_KEYFRAME;

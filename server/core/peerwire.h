@@ -48,6 +48,13 @@ typedef struct {
 /* The first message in p[0, n): 1 with *used its bytes and m filled; 0
  * when more bytes are needed; -1 when it is bad (*why says how). */
 int peerwire_next(const uint8_t *p, size_t n, size_t *used, peer_msg_t *m, const char **why);
+/* The first message in p[0, n) of a link, as peerwire_next, once its
+ * HELLO is through (ready); before it, only a HELLO: a length past
+ * PEER_HELLO_MAX is refused from its 4 bytes, unread, and so is any other
+ * type. So 4 + PEER_HELLO_MAX bytes read before the HELLO always hold a
+ * whole message or a refusal (never 0). */
+int peerwire_next_link(const uint8_t *p, size_t n, bool ready, size_t *used, peer_msg_t *m,
+                       const char **why);
 /* A SCREEN's rows into scr (resized to w x h for a keyframe): 0, or -1
  * with *why when it does not fit scr (nothing changed then). */
 int peerwire_apply(const peer_msg_t *m, screen_t *scr, const char **why);
