@@ -399,15 +399,10 @@ static void apply(notify_t *n, const notify_event_t *ev, bool late)
         KINDS[k].ev_fn(home, ev);
 }
 
-#define SHOWN_MAX 80 /* bytes of a payload not understood that the log shows */
-
-/* The start of a payload not understood, as the log shows it: one line of
- * printable ASCII, any other byte written \xNN (no line, no escape
- * sequence, forged by whoever can NOTIFY). */
-static const char *shown(const char *payload, char out[4 * SHOWN_MAX + 4])
+const char *notify_shown(const char *payload, char out[NOTIFY_SHOWN_SIZE])
 {
     size_t at = 0, i = 0;
-    for (; payload[i] && i < SHOWN_MAX; i++) {
+    for (; payload[i] && i < NOTIFY_SHOWN_MAX; i++) {
         unsigned char c = (unsigned char)payload[i];
         if (c >= 0x20 && c < 0x7f && c != '\\')
             out[at++] = (char)c;
@@ -424,15 +419,15 @@ static const char *shown(const char *payload, char out[4 * SHOWN_MAX + 4])
  * flood of them costs the log a line a second). */
 static void not_understood(notify_t *n, const char *payload)
 {
-    char buf[4 * SHOWN_MAX + 4];
+    char buf[NOTIFY_SHOWN_SIZE];
     unsigned held;
     if (!log_every(&n->odd, uv_now(n->home->loop), ODD_EVERY_MS, &held))
         return;
     if (held)
         log_warn("node event not understood: %s (and %u more not said since the last line)",
-                 shown(payload, buf), held);
+                 notify_shown(payload, buf), held);
     else
-        log_warn("node event not understood: %s", shown(payload, buf));
+        log_warn("node event not understood: %s", notify_shown(payload, buf));
 }
 
 /* A notification: applied unless it was; a bare one (a node of an older

@@ -113,6 +113,15 @@ int notify_split(const char *payload, int64_t *id, int64_t *xid, char key[DB_EVE
 int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
                        char key[DB_EVENT_KEY_LEN + 1], notify_event_t *ev);
 
+/* The start of a payload not understood, as the log shows it: its first
+ * NOTIFY_SHOWN_MAX bytes as one line of printable ASCII, any other byte
+ * (and a backslash) written \xNN, "..." after them when there are more (no
+ * line break or escape sequence forged by whoever can NOTIFY). Returns
+ * out. Any thread. */
+#define NOTIFY_SHOWN_MAX  80
+#define NOTIFY_SHOWN_SIZE (4 * NOTIFY_SHOWN_MAX + 4)
+const char *notify_shown(const char *payload, char out[NOTIFY_SHOWN_SIZE]);
+
 /* Which events to apply, of those the notifications and the log's reads
  * bring (notify.c's, exposed for its tests). An event is known by its
  * row's id and, under that id, by its sender's key (a row of a build

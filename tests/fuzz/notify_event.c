@@ -6,7 +6,9 @@
  * what it accepts is text that fits its fields, and notify_format writes
  * it back byte for byte. notify_heard_parse, which takes either the
  * logged form or the bare one of an older build, agrees with the two:
- * logged exactly when split, bare exactly when the whole payload parses. */
+ * logged exactly when split, bare exactly when the whole payload parses.
+ * A payload as the log shows it (notify_shown) is one line of printable
+ * text of bounded length, whatever its bytes. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +23,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size < sizeof payload - 1 ? size : sizeof payload - 1;
     memcpy(payload, data, n);
     payload[n] = 0;
+    char shown[NOTIFY_SHOWN_SIZE];
+    size_t shown_len = strlen(notify_shown(payload, shown));
+    if (shown_len >= sizeof shown ||
+        (strlen(payload) <= NOTIFY_SHOWN_MAX && strlen(payload) > shown_len))
+        abort(); /* it fits, and it shows every byte of a short payload */
+    for (size_t i = 0; i < shown_len; i++)
+        if (shown[i] < 0x20 || shown[i] > 0x7e)
+            abort(); /* one line of printable text, whatever the payload */
     notify_event_t ev;
     const char *rest = payload;
     int64_t id, xid;
