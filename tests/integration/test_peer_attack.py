@@ -207,3 +207,76 @@ def test_odd_node_events_are_said_in_one_clean_line(lone):
     a.wait_log(r"node event not understood: nonsense last \(and 2999 more not said", timeout=5)
     assert len(re.findall("not understood", a.log())) == 4
     assert a.alive()
+
+
+class FakeNode(Silent):
+    """Node b as a's --peers names it, speaking the stream: answers a's
+    HELLO, and each WATCH with the frames frames_for(game) gives."""
+
+    def __init__(self, frames_for):
+        self.frames_for, self.watched = frames_for, []
+        super().__init__()
+
+    def run(self):
+        while not self.done:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+
+    def serve(self, c):
+        buf = b""
+        try:
+            while chunk := c.recv(65536):
+                buf += chunk
+                while len(buf) >= 4 and len(buf) >= 4 + struct.unpack(">I", buf[:4])[0]:
+                    n = struct.unpack(">I", buf[:4])[0]
+                    body, buf = buf[4:4 + n], buf[4 + n:]
+                    if body[0] == 1:
+                        c.sendall(hello(name=b"b"))
+                    elif body[0] == 2:
+                        game = struct.unpack(">q", body[1:9])[0]
+                        self.watched.append(game)
+                        for f in self.frames_for(game):
+                            c.sendall(f)
+        except OSError:
+            pass
+
+
+def keyframe(game, w, h, ch="#"):
+    row = lambda y: struct.pack(">H", y) + struct.pack(">IHH", ord(ch), 7, 0) * w
+    return framed(b"\4" + struct.pack(">qHHHHBH", game, w, h, 0, 0, 1, h)
+                  + b"".join(row(y) for y in range(h)))
+
+
+@pytest.mark.parametrize("size", [(1, 1), (512, 256), (80, 1)])
+def test_frames_of_odd_sizes_from_a_node_are_shown_safely(bindir, tmp_path, clients, size):
+    """b (a stand-in speaking the stream) sends a's watcher of its game a
+    whole screen of 1 x 1, of the largest size, or of one row: the
+    watcher at a is shown it (cut or padded to its terminal), and a
+    serves on."""
+    w_, h_ = size
+    b = node(bindir, tmp_path / "b", "b", "a=127.0.0.1:1")
+    fake = FakeNode(lambda game: [keyframe(game, w_, h_)])
+    a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{fake.port}", db_of=b)
+    try:
+        p = clients(b.port).connected()
+        p.register("bert")
+        p.random_character("bert")
+        w = clients(a.port).connected()
+        w.register("anna")
+        watch_from_list(w, "bert")
+        end = time.time() + 10
+        while "#" not in w.text():
+            assert time.time() < end, w.text()
+            w.pump(quiet=0.2, limit=1)
+        assert fake.watched
+        w.send("q")
+        w.wait_for("Your choice")
+        assert a.alive() and b.alive()
+    finally:
+        fake.close()
+        a.stop_clean()
+        b.stop_clean()
