@@ -387,3 +387,23 @@ void conn_too_small(conn_t *c)
     if (c->srv->hooks->menu_too_small)
         c->srv->hooks->menu_too_small(c);
 }
+
+void conn_min_size(const conn_t *c, int *w, int *h)
+{
+    *w = c->sess ? c->sess->min_w : TERM_MIN_W;
+    *h = c->sess ? c->sess->min_h : TERM_MIN_H;
+}
+
+void conn_said_size(const conn_t *c, int *w, int *h)
+{
+    *w = c->raw_w > 0 ? c->raw_w : c->w;
+    *h = c->raw_h > 0 ? c->raw_h : c->h;
+}
+
+bool conn_small(const conn_t *c)
+{
+    int mw, mh, w, h;
+    conn_said_size(c, &w, &h);
+    conn_min_size(c, &mw, &mh);
+    return !c->json && (w < mw || h < mh);
+}

@@ -103,11 +103,11 @@ struct conn {
     bool moving;  /* on its way to another loop (conn_to_game, conn_go_home) */
 
     /* public: the terminal. The gateway writes the size (as the client
-     * said it, then clamped to TERM_MAX_*; too_small below TERM_MIN_*) and
-     * term; menu.c makes prof from term and the account's options. */
+     * said it, 0 x 0: not said; then clamped to TERM_MAX_*, a browser's
+     * raised to TERM_MIN_*) and term; menu.c makes prof from term and the
+     * account's options. Whether it is too small: conn_small. */
     int raw_w, raw_h;
     int w, h;
-    bool too_small;
     char term[40];
     ansi_profile_t prof;
     int prof_id;   /* ansi_profile_id(&prof) */
@@ -201,11 +201,23 @@ void conn_detach(conn_t *c, const char *why);
  * stand-in sends its real conn there, a conn on another loop goes home
  * first, a browser is sent home by its gateway): the main menu with a
  * notice (NULL: none); a notice, any key returns; "One moment..." in
- * CONN_WAIT; "enlarge your terminal" while it is below 80x24. */
+ * CONN_WAIT; "enlarge your terminal" while it is conn_small. */
 void conn_menu(conn_t *c, const char *msg);
 void conn_message(conn_t *c, const char *msg);
 void conn_wait(conn_t *c);
 void conn_too_small(conn_t *c);
+/* The least terminal what c shows needs, decided here only: the game's
+ * (session_t.min_w, min_h: a hosted game's min-size) while c plays or
+ * watches one on this loop, else TERM_MIN_* (the menu; a game on another
+ * loop, which is Warren's own). */
+void conn_min_size(const conn_t *c, int *w, int *h);
+/* Whether c's terminal, as its client said it (80x24 when it said none),
+ * is below conn_min_size: then it is told so (conn_too_small) instead
+ * of shown the game or the menu, and its keys are ignored (in the menu
+ * all but q). A JSON client never is. */
+bool conn_small(const conn_t *c);
+/* c's terminal as its client said it (raw_w x raw_h; w x h when it said none). */
+void conn_said_size(const conn_t *c, int *w, int *h);
 
 /* loops = N (shard.h). c plays its game (game_id 0) or watches game_id on
  * loop k: handed to that loop when its gateway can move it, relayed from

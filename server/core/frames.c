@@ -344,7 +344,7 @@ static void groups_done(session_t *s)
 void frames_keyframe(session_t *s, conn_t *c)
 {
     server_t *srv = s->srv;
-    if (c->too_small) {
+    if (conn_small(c)) {
         conn_too_small(c);
         return;
     }
@@ -409,7 +409,7 @@ _Static_assert(ANSI_PROFILE_IDS <= 64, "fanout_t.encoded holds a bit per profile
 
 static void frame_send(session_t *s, conn_t *c, fanout_t *f)
 {
-    if (c->closing || c->too_small)
+    if (c->closing || conn_small(c))
         return;
     view_group_t *g = group_of(s, c);
     if (g) {
@@ -632,15 +632,35 @@ void frames_tick(server_t *srv)
     }
 }
 
+/* The size s is drawn at for its player p: the terminal's, raised to the
+ * game's least size (conn_min_size); a terminal below that both ways
+ * (told to enlarge it) leaves s at its size, raised the same. */
+static void layout_size(const session_t *s, const conn_t *p, int *w, int *h)
+{
+    int mw, mh, sw, sh;
+    conn_min_size(p, &mw, &mh);
+    conn_said_size(p, &sw, &sh);
+    bool keep = sw < mw && sh < mh;
+    *w = keep ? s->sent->w : p->w;
+    *h = keep ? s->sent->h : p->h;
+    if (*w < mw)
+        *w = mw;
+    if (*h < mh)
+        *h = mh;
+}
+
 /* The grid follows the player's terminal; everyone gets a keyframe. */
 void frames_layout(session_t *s)
 {
     conn_t *p = s->player;
+    int w = s->sent->w, h = s->sent->h;
     s->srv->view_gen++; /* the web gateway tells watch pages the size */
-    if (p && !p->too_small && (p->w != s->sent->w || p->h != s->sent->h)) {
-        screen_resize(s->sent, p->w, p->h);
+    if (p)
+        layout_size(s, p, &w, &h);
+    if (w != s->sent->w || h != s->sent->h) {
+        screen_resize(s->sent, w, h);
         if (s->ops->resize)
-            s->ops->resize(s, p->w, p->h);
+            s->ops->resize(s, w, h);
     }
     session_view_t v;
     view_of(s, &v);
@@ -684,7 +704,7 @@ void session_view_changed(conn_t *c)
     if (!s || c == s->player || c->closing)
         return;
     bool own = !frames_shared(s, c);
-    if (own && c->own_render && c->scr && c->shown && !c->too_small && c->shown_valid &&
+    if (own && c->own_render && c->scr && c->shown && !conn_small(c) && c->shown_valid &&
         !group_of(s, c)) {
         session_view_t v;
         view_of(s, &v);

@@ -22,7 +22,7 @@ struct relay {
 /* What a conn's gateway decides, copied to its stand-in whenever it changes. */
 typedef struct {
     int raw_w, raw_h, w, h;
-    bool too_small, json, two_cell, turns;
+    bool json, two_cell, turns;
     char term[40];
     ansi_profile_t prof;
     int prof_id;
@@ -87,7 +87,7 @@ static void rmsg_done(rmsg_t *m)
 
 static void view_of_conn(const conn_t *c, view_t *v)
 {
-    *v = (view_t){c->raw_w, c->raw_h, c->w, c->h, c->too_small, c->json, c->two_cell, c->turns};
+    *v = (view_t){c->raw_w, c->raw_h, c->w, c->h, c->json, c->two_cell, c->turns};
     memcpy(v->term, c->term, sizeof v->term);
     v->prof = c->prof;
     v->prof_id = c->prof_id;
@@ -99,7 +99,6 @@ static void view_apply(conn_t *r, const view_t *v)
     r->raw_h = v->raw_h;
     r->w = v->w;
     r->h = v->h;
-    r->too_small = v->too_small;
     r->json = v->json;
     r->two_cell = v->two_cell;
     r->turns = v->turns;

@@ -136,6 +136,8 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
         return NULL;
     peer_game_here(srv, game_id); /* taken over from another node: one session of a game here */
     s->grid = s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
+    s->min_w = TERM_MIN_W;
+    s->min_h = TERM_MIN_H;
     s->game_id = game_id;
     s->user_id = user_id;
     snprintf(s->user, sizeof s->user, "%s", user);
@@ -425,7 +427,7 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         s->ops->probe(s);
         return;
     }
-    if (s->ended || c->too_small)
+    if (s->ended || conn_small(c))
         return;
     s->ops->key(c, s, k);
 }

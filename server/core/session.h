@@ -82,6 +82,10 @@ struct session {
      * (now_ms) over the game's bottom row (screens/keynote.c) */
     uint64_t keynote_until;
     list_t keynote_node; /* server's keynotes while told */
+    /* The least terminal its player and watchers need (conn_min_size):
+     * TERM_MIN_* (session_new), a hosted game's its section's min-size;
+     * written by its backend when it makes it. */
+    int min_w, min_h;
 };
 
 /* A change of one loop's live games, for the watch list: a game came

@@ -108,7 +108,7 @@ static void pty_key(conn_t *c, session_t *s, key_event_t k)
 /* A terminal program is never given a size below its section's
  * min-size, 80x24 at least (Crawl aborts, NetHack's tty draws over
  * itself): a smaller terminal's player is told to enlarge it
- * (conn_too_small) while the program keeps that size or more. */
+ * (conn_small) while the program keeps that size or more. */
 static void program_size(const gamecfg_t *g, int *w, int *h)
 {
     if (*w < g->min_size[0])
@@ -640,6 +640,8 @@ static void play_now(conn_t *c, const gamecfg_t *g)
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);
     snprintf(s->kind_name, sizeof s->kind_name, "%s", g->name);
+    s->min_w = g->min_size[0]; /* its viewers are told below it (conn_min_size) */
+    s->min_h = g->min_size[1];
     if (hostcap_take(srv, &hg->cap, c->ip, c->key, err, sizeof err) < 0) {
         session_free(s);
         conn_menu(c, err);

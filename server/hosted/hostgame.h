@@ -12,9 +12,10 @@
  * on its answer. Its output is recorded as it is read (hostrec.h).
  *
  * The program's terminal is the player's, never below its section's
- * min-size (80x24 at least): a player whose terminal is below 80x24 is
- * told to enlarge it (conn_too_small) and the program keeps its size, or
- * starts at min-size.
+ * min-size (80x24 at least, session_t.min_w and min_h): a player or
+ * watcher whose terminal is below it is told the size the game needs
+ * (conn_small); a player's below it both ways keeps the program at its
+ * size, or starts it at min-size (frames.c).
  *
  * The spawner keeps each player's directory to its section's disk caps
  * (spawner.h): a start it refuses for them tells the player by how much

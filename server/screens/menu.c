@@ -38,8 +38,9 @@ void menu_show(conn_t *c, menu_screen_id_t screen)
 
 int menu_screens_ready(conn_t *c)
 {
-    int w = c->too_small ? (c->raw_w > 0 ? c->raw_w : 1) : c->w;
-    int h = c->too_small ? (c->raw_h > 0 ? c->raw_h : 1) : c->h;
+    int w = c->w, h = c->h;
+    if (conn_small(c)) /* the notice at the size the terminal has */
+        conn_said_size(c, &w, &h);
     if (w > TERM_MAX_W)
         w = TERM_MAX_W;
     if (h > TERM_MAX_H)
@@ -59,16 +60,25 @@ int menu_screens_ready(conn_t *c)
     return 0;
 }
 
-/* Terminal below 80x24 (in the menu or a game): a message drawn at the
- * size it has, word by word, saying what becomes of keys meanwhile. */
+/* Terminal below what it shows needs (conn_min_size: the menu's 80x24,
+ * a game's own): a message drawn at the size it has, word by word,
+ * saying what becomes of keys meanwhile. */
 static void draw_too_small(conn_t *c, screen_t *scr)
 {
-    char text[200], *save = NULL;
-    snprintf(text, sizeof text, "Please enlarge your terminal to at least 80x24. (now %dx%d) %s",
-             c->raw_w, c->raw_h,
-             c->place == CONN_PLAY || c->place == CONN_WATCH
-                 ? "Keys are ignored until then."
-                 : "Keys but q (quit) are ignored until then.");
+    char text[300], *save = NULL;
+    int mw, mh, w, h;
+    conn_min_size(c, &mw, &mh);
+    conn_said_size(c, &w, &h);
+    if (c->place == CONN_PLAY || c->place == CONN_WATCH)
+        snprintf(text, sizeof text,
+                 "This game needs a terminal of at least %dx%d; yours is %dx%d. Please "
+                 "enlarge your terminal. Keys are ignored until then.",
+                 mw, mh, w, h);
+    else
+        snprintf(text, sizeof text,
+                 "Please enlarge your terminal to at least %dx%d. (now %dx%d) Keys but q "
+                 "(quit) are ignored until then.",
+                 mw, mh, w, h);
     int x = 0, y = 0;
     for (char *wd = strtok_r(text, " ", &save); wd; wd = strtok_r(NULL, " ", &save)) {
         int n = (int)strlen(wd);
@@ -179,13 +189,13 @@ static void menu_draw(conn_t *c)
         return;
     }
     screen_clear(c->scr);
-    if (c->too_small)
+    if (conn_small(c))
         draw_too_small(c, c->scr);
     else if (c->place == CONN_WAIT)
         draw_wait(c, c->scr);
     else
         screens[m->screen]->draw(c, c->scr);
-    if (!c->too_small)
+    if (!conn_small(c))
         announce_draw(c->srv, c->scr);
     conn_send_diff(c);
 }
@@ -193,7 +203,7 @@ static void menu_draw(conn_t *c)
 void menu_redraw(conn_t *c)
 {
     bool in_game = c->place == CONN_PLAY || c->place == CONN_WATCH;
-    if (c->ops->relay || c->closing || (in_game && !c->too_small)) /* a game draws itself */
+    if (c->ops->relay || c->closing || (in_game && !conn_small(c))) /* a game draws itself */
         return;
     menu_draw(c); /* or the notice of a terminal too small for it */
 }
@@ -263,7 +273,7 @@ void menu_log_out(conn_t *c, const char *msg)
 /* hooks_t.menu_key: a key of a terminal in the menu (conn_key routes). */
 static void menu_key(conn_t *c, key_event_t k)
 {
-    if (c->too_small && k.code != 'q')
+    if (conn_small(c) && k.code != 'q')
         return;
     if (c->place == CONN_MENU)
         screens[c->menu->screen]->key(c, k);

@@ -52,7 +52,7 @@ static void on_scores(void *ud, int status, const db_game_t *games, size_t n)
 {
     conn_t *c = ud;
     bool showing = !c->closing && c->place == CONN_MENU && c->menu->screen == MENU_SCORES;
-    if (showing && menu_screens_ready(c) == 0 && !c->too_small) {
+    if (showing && menu_screens_ready(c) == 0 && !conn_small(c)) {
         screen_clear(c->scr);
         if (status == DB_OK)
             draw_scores_rows(c->scr, games, n);

@@ -352,8 +352,7 @@ static void apply_size(tconn_t *t)
     bool redraw = t->redraw_held;
     int w, h;
     t->size_held = t->redraw_held = false;
-    drawn_size(c, &w, &h);
-    c->too_small = w < TERM_MIN_W || h < TERM_MIN_H;
+    drawn_size(c, &w, &h); /* below its game's least size: conn_small tells it */
     if (c->w == w && c->h == h && !redraw)
         return;
     c->w = w;

@@ -190,8 +190,7 @@ static void ws_draw_size(wsock_t *ws)
 {
     conn_t *c = &ws->c;
     int w = c->raw_w ? c->raw_w : c->w, h = c->raw_h ? c->raw_h : c->h;
-    list_remove(&ws->hnode);
-    c->too_small = !c->json && (w < TERM_MIN_W || h < TERM_MIN_H);
+    list_remove(&ws->hnode); /* below its game's least size: conn_small tells it */
     if (w < TERM_MIN_W)
         w = TERM_MIN_W;
     if (h < TERM_MIN_H)
