@@ -5,34 +5,109 @@ smallest terminal the program gets, however small the player's; a
 phone's browser gives the program the section's phone-size (the page
 learns it from the server), the terminal as wide as the screen in
 portrait."""
-from harness import browser_script, unique_name
+import re
+import time
+
+from harness import LEAVE, browser_script, unique_name
 from test_hosted import new_player, start_hosted, toy_copy
 
 PW = "correct horse"
+TOLD = "This game needs a terminal of at least 100x30; yours is 90x26."
 
 
 def test_a_sections_min_size_holds_for_a_small_terminal(bindir, tmp_path, clients):
     """An 80x24 telnet terminal in a game of min-size 100x30: the program
     starts at 100x30; a terminal that grows past it in one way gets that
-    way, never below the minimum in the other; the default section keeps
-    80x24."""
+    way, never below the minimum in the other (the player told meanwhile
+    the size the game needs, and shown it all once the terminal has it);
+    the default section keeps 80x24."""
     toy = toy_copy(bindir, tmp_path)
     d = start_hosted(bindir, tmp_path, f"[game tall]\ncommand = {toy} winsize\n"
                                        "min-size = 100x30\n"
                                        f"[game plain]\ncommand = {toy} winsize\n")
     try:
         t, _ = new_player(d, clients, "ms", "1")
-        t.wait_for("size 100x30")
+        t.wait_for("at least 100x30; yours is 80x24.")
         t.resize(120, 26)
-        t.wait_for("size 120x30")
+        t.wait_for("at least 100x30; yours is 120x26.")
+        time.sleep(0.3)  # past CONN_RESIZE_MS: the next size is not held behind it
         t.resize(90, 40)
-        t.wait_for("size 100x40")
+        t.wait_for("at least 100x30; yours is 90x40.")
+        time.sleep(0.3)
+        t.resize(130, 45)
+        t.wait_for("size 130x45")
+        sizes = re.findall(r"size (\d+x\d+)", t.text())
+        assert sizes == ["100x30", "120x30", "100x40", "130x45"], t.text()
         t.send("q")
         t.wait_for("has ended")
         p, _ = new_player(d, clients, "mp", "2")
         p.wait_for("size 80x24")
         p.send("q")
         p.wait_for("has ended")
+    finally:
+        d.stop_clean()
+
+
+def tall_game(bindir, tmp_path):
+    toy = toy_copy(bindir, tmp_path)
+    return start_hosted(bindir, tmp_path, f"[game tall]\ncommand = {toy} winsize\n"
+                                          "min-size = 100x30\n")
+
+
+def test_a_terminal_below_a_sections_min_size_is_told(bindir, tmp_path, clients):
+    """A 90x26 telnet terminal (80x24 or more, the menu's least) in a game
+    of min-size 100x30: told the size the game needs instead of shown the
+    top left of it; keys go nowhere meanwhile but Warren's own, which take
+    it back to the menu, drawn at 90x26; in the game again and made
+    100x30, it sees the game."""
+    d = tall_game(bindir, tmp_path)
+    try:
+        t = clients(d.port, cols=90, rows=26)
+        t.register(unique_name("mt"))
+        t.send("1")
+        t.wait_for(TOLD)
+        assert "size 100x30" not in t.text(), t.text()
+        t.send("q")  # the program's key to end: ignored
+        t.send(LEAVE)
+        t.wait_for("Your choice")
+        assert "needs a terminal" not in t.text(), t.text()
+        t.send("1")  # the same program, still running
+        t.wait_for(TOLD)
+        t.resize(100, 30)
+        t.wait_for("size 100x30")
+        assert "needs a terminal" not in t.text(), t.text()
+        t.resize(90, 26)  # smaller both ways: told again, the program keeps its size
+        t.wait_for(TOLD)
+        t.resize(100, 30)
+        t.wait_for("size 100x30")
+        assert "size 100x26" not in t.text() and "size 90x" not in t.text(), t.text()
+        t.send("q")
+        t.wait_for("has ended")
+    finally:
+        d.stop_clean()
+
+
+def test_a_watcher_below_a_sections_min_size_is_told(bindir, tmp_path, clients):
+    """A 90x26 telnet terminal watching a 100x30 player of a game of
+    min-size 100x30 is told the size the game needs; made 100x30, it sees
+    the game; the player sees it all along."""
+    d = tall_game(bindir, tmp_path)
+    try:
+        p, name = new_player(d, clients, "mp")
+        p.resize(100, 30)
+        p.send("1")
+        p.wait_for("size 100x30")
+        w = clients(d.port, cols=90, rows=26)
+        w.register(unique_name("mw"))
+        w.send("w")
+        w.wait_for(name)
+        w.send("a")
+        w.wait_for(TOLD)
+        assert "size 100x30" not in w.text(), w.text()
+        w.resize(100, 30)
+        w.wait_for("size 100x30")
+        assert "needs a terminal" not in w.text(), w.text()
+        assert "needs a terminal" not in p.text(), p.text()
     finally:
         d.stop_clean()
 

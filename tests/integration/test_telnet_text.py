@@ -213,10 +213,11 @@ def test_shrinking_in_a_game_says_so_and_growing_resumes(daemon, clients):
     t.play_keys("l")
     seq = d.db_rows("SELECT count(*) FROM journal")[0][0]
     t.resize(70, 20)
-    t.wait_for("Please enlarge your terminal")
+    t.wait_for("This game needs a terminal")
     t.pump(quiet=0.3)
     words = " ".join(" ".join(t.lines()).split())
-    assert "at least 80x24. (now 70x20) Keys are ignored until then." in words, t.text()
+    assert ("This game needs a terminal of at least 80x24; yours is 70x20. Please enlarge "
+            "your terminal. Keys are ignored until then.") in words, t.text()
     t.send("h")  # not played, and it says so on the screen above
     t.pump(quiet=0.5)
     assert d.db_rows("SELECT count(*) FROM journal")[0][0] == seq
