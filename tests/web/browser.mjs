@@ -6,7 +6,7 @@
 //   node tests/web/browser.mjs BASE_URL ARTIFACT_DIR
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { mkdirSync } from 'node:fs';
-import { launch, waitText } from './chromium.mjs';
+import { launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -14,12 +14,6 @@ const out = { errors: [] };
 
 const browser = await launch();
 
-const lines = (page) => page.evaluate(() => {
-  const b = window.warren.term.buffer.active;
-  const r = [];
-  for (let i = 0; i < window.warren.term.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
-  return r;
-});
 const atPos = (ls) => {
   for (let y = 0; y < ls.length; y++) { const x = ls[y].indexOf('@'); if (x >= 0 && ls[y].startsWith('.') || ls[y].startsWith('@')) if (x >= 0) return [x, y]; }
   return null;

@@ -17,6 +17,17 @@ export function launch() {
   });
 }
 
+// The rows of the page's terminal, trailing blanks cut.
+export function termLines(page) {
+  return page.evaluate(() => {
+    const t = window.warren.term;
+    const b = t.buffer.active;
+    const r = [];
+    for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
+    return r;
+  });
+}
+
 // Resolves once a row of the page's terminal contains text.
 export function waitText(page, text, timeout = 15000) {
   return page.waitForFunction((s) => {

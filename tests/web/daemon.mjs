@@ -7,7 +7,7 @@
 // on stdin. The last line printed is one JSON object with what it saw.
 import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { launch, waitText } from './chromium.mjs';
+import { launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -23,13 +23,6 @@ const step = (what) => {
 
 const browser = await launch();
 
-const lines = (page) => page.evaluate(() => {
-  const t = window.warren.term;
-  const b = t.buffer.active;
-  const r = [];
-  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
-  return r;
-});
 // Waits until no frame has come for 400 ms: every key typed so far is answered.
 const settle = async (page) => {
   for (let i = 0; i < 50; i++) {

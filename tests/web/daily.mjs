@@ -5,18 +5,12 @@
 //   node tests/web/daily.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
 // The last line printed is one JSON object with what it saw.
 import { mkdirSync } from 'node:fs';
-import { launch, waitText } from './chromium.mjs';
+import { launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const out = { errors: [] };
 const browser = await launch();
-const lines = (page) => page.evaluate(() => {
-  const t = window.warren.term;
-  const r = [];
-  for (let i = 0; i < t.rows; i++) r.push(t.buffer.active.getLine(i)?.translateToString(true) ?? '');
-  return r;
-});
 let page = null;
 try {
   page = await (await browser.newContext({ viewport: { width: 1100, height: 700 } })).newPage();

@@ -4,29 +4,13 @@
 // then Ctrl-X (NetHack's attributes, not Warren's) and Ctrl-] x (leave).
 //   node tests/web/hosted.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
 // The last line printed is one JSON object with what it saw.
-import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
-
-const require = createRequire(new URL('../../client-web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
+import { launch, termLines as lines } from './chromium.mjs';
 
 const [base, artifacts, name, password] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const out = { errors: [] };
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  timeout: 30000,
-});
-const lines = (page) => page.evaluate(() => {
-  const t = window.warren.term;
-  const b = t.buffer.active;
-  const r = [];
-  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
-  return r;
-});
+const browser = await launch();
 let page = null;
 try {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 700 } });

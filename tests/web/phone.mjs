@@ -9,7 +9,7 @@
 // NAME and NAME2 (NAME with a 2) are registered here; WATCHED plays NetHack
 // at 80x24 (the Python side keeps it open). Prints one JSON object.
 import { mkdirSync } from 'node:fs';
-import { launch, waitText } from './chromium.mjs';
+import { launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password, watched] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -22,13 +22,6 @@ const listen = (page, tag) => {
   page.on('pageerror', (e) => out.errors.push(`${tag}: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') out.errors.push(`${tag} console: ${m.text()}`); });
 };
-const lines = (page) => page.evaluate(() => {
-  const t = window.warren.term;
-  const b = t.buffer.active;
-  const r = [];
-  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
-  return r;
-});
 // Where each terminal row is drawn, against the phone's visible area and
 // the terminal's box (which clips what overflows it).
 const rows = (page) => page.evaluate(() => {

@@ -6,7 +6,7 @@
 //   node tests/web/replay.mjs BASE_URL GAME_ID SEEK_FRAME ARTIFACT_DIR GAP_FRAME
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { mkdirSync } from 'node:fs';
-import { launch } from './chromium.mjs';
+import { launch, termLines as lines } from './chromium.mjs';
 
 const [base, game, seekTo, artifacts, gapFrame] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -14,13 +14,6 @@ const out = { errors: [] };
 
 const browser = await launch();
 
-const lines = (page) => page.evaluate(() => {
-  const t = window.warren.term;
-  const b = t.buffer.active;
-  const r = [];
-  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
-  return r;
-});
 const pos = (page) => page.evaluate(() => window.warren.player.pos);
 // Clicks Play/Pause and waits until the player is in that state (or at the end).
 const toggle = async (page, playing) => {
