@@ -5,11 +5,12 @@ smallest terminal the program gets, however small the player's; a
 phone's browser gives the program the section's phone-size (the page
 learns it from the server), the terminal as wide as the screen in
 portrait."""
+import json
 import re
 import time
 
-from harness import LEAVE, browser_script, unique_name
-from test_hosted import new_player, start_hosted, toy_copy
+from harness import LEAVE, WS, Web, browser_script, unique_name
+from test_hosted import new_player, shown_in, start_hosted, toy_copy
 
 PW = "correct horse"
 TOLD = "This game needs a terminal of at least 100x30; yours is 90x26."
@@ -48,10 +49,10 @@ def test_a_sections_min_size_holds_for_a_small_terminal(bindir, tmp_path, client
         d.stop_clean()
 
 
-def tall_game(bindir, tmp_path):
+def tall_game(bindir, tmp_path, **kw):
     toy = toy_copy(bindir, tmp_path)
     return start_hosted(bindir, tmp_path, f"[game tall]\ncommand = {toy} winsize\n"
-                                          "min-size = 100x30\n")
+                                          "min-size = 100x30\n", **kw)
 
 
 def test_a_terminal_below_a_sections_min_size_is_told(bindir, tmp_path, clients):
@@ -108,6 +109,27 @@ def test_a_watcher_below_a_sections_min_size_is_told(bindir, tmp_path, clients):
         w.wait_for("size 100x30")
         assert "needs a terminal" not in w.text(), w.text()
         assert "needs a terminal" not in p.text(), p.text()
+    finally:
+        d.stop_clean()
+
+
+def test_a_browser_below_a_sections_min_size_is_told(bindir, tmp_path):
+    """A desktop browser's 90x26 terminal in a game of min-size 100x30 is
+    told the size the game needs (its words apart, as drawn), then made
+    100x30 sees the game."""
+    d = tall_game(bindir, tmp_path, http=True)
+    try:
+        r = Web(d.http).register(unique_name("mb"), PW)
+        seen = []
+        shows = shown_in(seen)
+        ws = WS(d.http, "/ws/play/tall?w=90&h=26", session=r.session, timeout=10)
+        ws.until(shows(b"least\x1b[C100x30;\x1b[Cyours\x1b[Cis\x1b[C90x26."), timeout=10)
+        assert b"size 100x30" not in b"".join(seen)
+        time.sleep(0.3)  # past CONN_RESIZE_MS
+        ws.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+        ws.until(shows(b"size 100x30"), timeout=10)
+        ws.binary(b"q")
+        ws.close()
     finally:
         d.stop_clean()
 
