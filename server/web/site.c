@@ -12,8 +12,9 @@
  * lobby, <!--games--> the rows of the live games, so the lobby lists them
  * without JavaScript (its script then keeps the list live), and
  * <!--welcome--> and <!--feed--> what lobby_page.h says; in /play/ID,
- * <!--phone--> a meta element with the hosted game's phone-size, the
- * terminal the page's phone layout gives the program. Served as plain
+ * <!--phone--> meta elements with the hosted game's min-size (the page's
+ * font shrinks on a desktop until it fits) and phone-size (the terminal
+ * the page's phone layout gives the program). Served as plain
  * files (tests/tools/web_harness) the markers are comments.
  *
  * An address no page has is 404 in the same shell: the header, the
@@ -277,15 +278,19 @@ static void template_viewer(void *ud)
     webgw_viewer(t->g, t->cookie, on_template_viewer, t);
 }
 
-/* /play/ID of a hosted game: its phone-size, for the page's phone layout
+/* /play/ID of a hosted game: its min-size, for the page's font on a
+ * desktop, and its phone-size, for the page's phone layout
  * (client-web/src/play.js); nothing elsewhere. */
-static void phone_meta(webgw_t *g, buf_t *b, const char *here)
+static void size_meta(webgw_t *g, buf_t *b, const char *here)
 {
     const char *id = !strncmp(here, "/play/", 6) ? here + 6 : NULL;
     const gamecfg_t *game = id ? gamecfg_find(&g->srv->cfg.games, id) : NULL;
-    if (game)
-        buf_printf(b, "<meta name=\"warren-phone-size\" content=\"%dx%d\">", game->phone_size[0],
-                   game->phone_size[1]);
+    if (!game)
+        return;
+    buf_printf(b, "<meta name=\"warren-min-size\" content=\"%dx%d\">", game->min_size[0],
+               game->min_size[1]);
+    buf_printf(b, "<meta name=\"warren-phone-size\" content=\"%dx%d\">", game->phone_size[0],
+               game->phone_size[1]);
 }
 
 /* The template with its markers filled for the viewer. */
@@ -317,7 +322,7 @@ static void on_template_viewer(void *ud, const db_user_t *u)
             lobby_page_feed(g, &b);
             s = m + 11;
         } else if (strncmp(m, "<!--phone-->", 12) == 0) {
-            phone_meta(g, &b, t->here);
+            size_meta(g, &b, t->here);
             s = m + 12;
         } else {
             buf_puts(&b, "<!--");
