@@ -11,15 +11,17 @@ const chatOn = document.getElementById('chat-on');
 // one); /play/daily is Warren's
 const warrens = ['/play/warren', '/play/daily'];
 const hosted = /^\/play\/./.test(location.pathname) && !warrens.includes(location.pathname);
-const phoneSize = () => {
-  const m = /^(\d+)x(\d+)$/.exec(document.querySelector('meta[name="warren-phone-size"]')?.content || '');
+// its min-size, in another, is the least a desktop's font shrinks for
+const sizeMeta = (name) => {
+  const m = /^(\d+)x(\d+)$/.exec(document.querySelector(`meta[name="${name}"]`)?.content || '');
   return m ? [Number(m[1]), Number(m[2])] : [80, 24];
 };
 let t = null;
 const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o), { player: true });
 
 t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { // /play or /play/GAME
-  programSize: hosted && phoneSize(),
+  programSize: hosted && sizeMeta('warren-phone-size'),
+  minSize: hosted && sizeMeta('warren-min-size'),
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {
     if (chat.onMessage(m)) return;

@@ -10,6 +10,7 @@ import { wsUrl } from './ws.js';
 const enc = new TextEncoder();
 const FONT = 15;     // the font size a desktop window starts from
 const MIN_FONT = 4;
+const LEGIBLE_FONT = 10; // a desktop shrinks no further for a game's min-size
 const MAX_FONT = 32;
 const MIN_COLS = 80; // the game needs at least 80x24
 const MIN_ROWS = 24;
@@ -30,6 +31,9 @@ export { wsUrl };
 // rows): on a screen where 80x24 do not fit at the starting font (a
 // phone) it is exactly w x h, as large as fits, and the page gets the
 // class `fitted` (the key row takes the rest).
+// opts.minSize: [w, h], a hosted game's min-size (80x24 without one): a
+// desktop window where it does not fit at the starting font gets a
+// smaller one, down to LEGIBLE_FONT, until it does.
 export function openTerminal(el, path, opts = {}) {
   const term = new Terminal({
     cursorBlink: !opts.readOnly,
@@ -65,6 +69,15 @@ export function openTerminal(el, path, opts = {}) {
     term.options.fontSize = fontFor(w, h);
     if (term.cols !== w || term.rows !== h) term.resize(w, h);
   };
+  const need = opts.minSize || [MIN_COLS, MIN_ROWS];
+  // The font of a terminal below the game's size at FONT: small enough for
+  // 80x24 (a phone's however small), and for a larger min-size as small as
+  // it takes but not below LEGIBLE_FONT.
+  const shrunkFont = () => {
+    const f = fontFor(MIN_COLS, MIN_ROWS);
+    if (need[0] <= MIN_COLS && need[1] <= MIN_ROWS) return f;
+    return Math.min(f, Math.max(LEGIBLE_FONT, fontFor(need[0], need[1])));
+  };
   // Fits the terminal to el; true when it is a program's size on a small
   // screen (el may then shrink to it).
   const fitTerm = () => {
@@ -77,9 +90,12 @@ export function openTerminal(el, path, opts = {}) {
       fitSize(opts.programSize[0], opts.programSize[1]);
       return true;
     }
-    // small screens (phones): shrink until 80x24 fit; big ones: grow past 160 columns
-    let f = at.cols < MIN_COLS || at.rows < MIN_ROWS ? fontFor(MIN_COLS, MIN_ROWS)
-      : at.cols > MAX_COLS ? Math.min(fontFor(MIN_COLS, MIN_ROWS), clampFont(FONT * at.cols / MAX_COLS))
+    // small screens (phones): shrink until 80x24 fit, and a desktop until
+    // the game's min-size does; big ones: grow past 160 columns
+    const [w, h] = need;
+    const most = Math.max(MAX_COLS, w);
+    let f = at.cols < w || at.rows < h ? shrunkFont()
+      : at.cols > most ? Math.min(fontFor(w, h), clampFont(FONT * at.cols / most))
         : FONT;
     term.options.fontSize = f;
     fit.fit();
