@@ -157,3 +157,38 @@ def test_a_phone_gives_the_program_the_sections_phone_size(bindir, tmp_path):
             assert portrait["width"] <= portrait["view"][0] + 0.5, portrait
     finally:
         d.stop_clean()
+
+
+def test_a_desktop_browser_shrinks_its_font_to_a_sections_min_size(bindir, tmp_path):
+    """/play/tall (min-size 100x30) in a 1000x700 desktop window, where 100
+    columns do not fit at the starting font: the page learns the min-size
+    from the server and takes a smaller font, so the program has at least
+    100x30 and the player is not told the game needs a larger terminal;
+    a watcher in such a window sees it too. A section without one keeps
+    the starting font and 80x24's fit."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start_hosted(bindir, tmp_path, f"[game tall]\ncommand = {toy} winsize\n"
+                                       "min-size = 100x30\n"
+                                       f"[game plain]\ncommand = {toy} winsize\n", http=True)
+    try:
+        art = tmp_path / "screens"
+        got = {}
+        for game in ("tall", "plain"):
+            r, out = browser_script("desktop_size.mjs", f"http://127.0.0.1:{d.http}", art,
+                                    unique_name("ds"), unique_name("dw"), PW, game, "1000x700",
+                                    timeout=120)
+            assert r.returncode == 0 and not out["errors"], (out["errors"], r.stderr[-2000:])
+            got[game] = out["pages"]
+        play = got["tall"]["play"]
+        assert play["meta"] == "100x30", play
+        assert play["cols"] >= 100 and play["rows"] >= 30 and not play["told"], play
+        w, h = map(int, play["said"][-1].split("x"))
+        assert w >= 100 and h >= 30, play
+        assert 10 <= play["font"] < 15, play
+        watch = got["tall"]["watch"]
+        assert not watch["told"] and watch["said"] and watch["said"][-1] == play["said"][-1], watch
+        plain = got["plain"]["play"]
+        assert plain["meta"] == "80x24" and plain["font"] == 15 and not plain["told"], plain
+        assert plain["said"][-1] == f"{plain['cols']}x{plain['rows']}", plain
+    finally:
+        d.stop_clean()
