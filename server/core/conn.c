@@ -50,6 +50,8 @@ void conn_fini(conn_t *c)
 void conn_set_place(conn_t *c, conn_place_t p)
 {
     c->place = p;
+    if (p != CONN_WAIT && p != CONN_PLAY)
+        c->nheld = 0;    /* typed for a game that did not come */
     if (c->ops->relay) { /* never in a menu here: its conn at home is */
         relay_placed(c);
         return;
@@ -316,9 +318,33 @@ static const conn_route_t *conn_route(const conn_t *c)
     return c->relay ? &ROUTE_RELAY : c->sess ? &ROUTE_SESSION : &ROUTE_MENU;
 }
 
+/* A key typed while its game loads waits for it (no key is lost); past
+ * CONN_HELD_KEYS, as a flood, it is dropped and the drop logged. */
+static void hold_key(conn_t *c, key_event_t k)
+{
+    if (c->nheld < CONN_HELD_KEYS) {
+        c->held[c->nheld++] = k;
+        return;
+    }
+    log_info("key dropped conn=%llu: %d keys already wait for the game", (unsigned long long)c->id,
+             CONN_HELD_KEYS);
+}
+
 void conn_key(conn_t *c, key_event_t k)
 {
+    if (c->place == CONN_WAIT && !c->sess && !c->relay)
+        return hold_key(c, k);
     conn_route(c)->key(c, k);
+}
+
+void conn_play_held(conn_t *c)
+{
+    key_event_t keys[CONN_HELD_KEYS];
+    int n = c->nheld;
+    memcpy(keys, c->held, (size_t)n * sizeof *keys);
+    c->nheld = 0;
+    for (int i = 0; i < n && c->sess && c->place == CONN_PLAY && !c->closing; i++)
+        conn_key(c, keys[i]); /* a key may leave the game: the rest are not its */
 }
 
 void conn_resized(conn_t *c)

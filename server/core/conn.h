@@ -38,7 +38,9 @@ typedef struct watchview watchview_t;   /* watch.c's */
 #define TERM_MAX_H 200
 
 /* Where a conn is. Keys go to the session in PLAY and WATCH, to the menu
- * otherwise; in WAIT they are dropped. */
+ * otherwise; in WAIT they are held for the game being loaded (at most
+ * CONN_HELD_KEYS) and dropped if the wait ends anywhere else. */
+#define CONN_HELD_KEYS 32
 typedef enum {
     CONN_MENU = 0, /* outside a game: the menu (a browser: its own page) */
     CONN_WAIT,     /* an account check or a game load is on its way */
@@ -134,16 +136,18 @@ struct conn {
     struct relay *relay;
 
     /* private */
-    int refs;                 /* conn_ref / conn_unref */
-    list_t node;              /* the server's conns: telnet conns only (telnet.c) */
-    list_t mnode;             /* the server's menu_conns: a terminal in the menu (conn.c) */
-    list_t wnode;             /* its session's watchers (session.c) */
-    menu_state_t *menu;       /* menu.c */
-    ratelimit_t *input_limit; /* input bytes per second (conn.c, ratelimit.c) */
-    uint64_t input_dropped;   /* bytes over it not yet logged */
-    uint64_t input_logged_ms; /* when a drop was last logged (0: never) */
-    uint64_t resized_ms;      /* when a size change was last drawn (conn_resize_wait) */
-    watchview_t *watch;       /* a terminal watcher's help, chat line, footer (watch.c) */
+    int refs;                         /* conn_ref / conn_unref */
+    list_t node;                      /* the server's conns: telnet conns only (telnet.c) */
+    list_t mnode;                     /* the server's menu_conns: a terminal in the menu (conn.c) */
+    list_t wnode;                     /* its session's watchers (session.c) */
+    menu_state_t *menu;               /* menu.c */
+    ratelimit_t *input_limit;         /* input bytes per second (conn.c, ratelimit.c) */
+    uint64_t input_dropped;           /* bytes over it not yet logged */
+    uint64_t input_logged_ms;         /* when a drop was last logged (0: never) */
+    uint64_t resized_ms;              /* when a size change was last drawn (conn_resize_wait) */
+    watchview_t *watch;               /* a terminal watcher's help, chat line, footer (watch.c) */
+    key_event_t held[CONN_HELD_KEYS]; /* typed in CONN_WAIT (conn_key, conn_play_held) */
+    uint8_t nheld;
 };
 
 /* Sets up the fields every gateway shares: a new id, empty lists, menu
@@ -184,6 +188,10 @@ bool conn_in_game(const conn_t *c);
  * (session.h), to its game on another loop (relay.h), or to the menu
  * (hooks.h; a browser has none: its keys outside a game are dropped). */
 void conn_key(conn_t *c, key_event_t k);
+/* c has just been attached to its game (session.c): the keys it typed
+ * while the game loaded (a key sent with the menu's choice, or before the
+ * first frame) are played now, in order. */
+void conn_play_held(conn_t *c);
 void conn_resized(conn_t *c); /* its size or profile changed */
 /* A size change redraws the game and sends each of its watchers a
  * keyframe, so a client that sends sizes in a flood (NAWS, TTYPE or

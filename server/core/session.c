@@ -257,6 +257,7 @@ void session_attach_player(session_t *s, conn_t *c)
                     (long long)s->game_id, (unsigned long long)c->id, (unsigned long long)s->seq,
                     s->srv->shard);
     frames_layout(s);
+    conn_play_held(c);
 }
 
 void session_watch(conn_t *c, session_t *s)

@@ -3,7 +3,7 @@
  * this file draws whichever a conn shows, hands it its keys, and keeps
  * what they all share. Account checks run on the thread pool
  * (accounts.h); while one is out the conn is in CONN_WAIT and keys are
- * ignored. */
+ * ignored (a game load's are kept for the game: conn_key). */
 #include <stdlib.h>
 #include <string.h>
 #include "announce.h"
