@@ -210,7 +210,13 @@ static void spring_damage(game_t *g, const trap_kind_t *t)
              where);
     ev_info_t e = {.type = EV_DAMAGE, .victim = g->player, .map = -1, .dtype = t->dtype};
     e.amount[0] = dice_roll(&t->dice, &g->play);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int32_t hp = p ? p->hp : 0;
     event_throw(g, &e);
+    p = reg_get(&g->reg, g->player);
+    /* the spring's line says what came; this one what it did */
+    if (g->state == GAME_RUNNING && p && p->hp < hp)
+        msg_add(g, "You take %d damage.", (int)(hp - p->hp));
     if (g->state == GAME_RUNNING)
         g->cause[0] = 0;
 }

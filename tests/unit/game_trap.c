@@ -3,6 +3,7 @@
  * traps spring under the player (each action does what it says), and the
  * door commands close, lock, pick and kick. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
@@ -179,6 +180,31 @@ START_TEST(traps_spring)
 }
 END_TEST
 
+/* A dart or a pit says what it did: the damage taken, matching the hit
+ * points lost, or that armour turned it ("You shrug off the blow."). */
+START_TEST(damage_traps_say_what_they_did)
+{
+    static const char *const NAMES[] = {"dart trap", "pit"};
+    int hurt = 0;
+    for (int i = 0; i < 20; i++) {
+        game_t *g = step_on(C, NAMES[i % 2], false, 300 + (uint64_t)i);
+        obj_t *p = reg_get(&g->reg, g->player);
+        int hp = p->hp;
+        uint32_t from = g->nmsg;
+        keys_paged(g, "l");
+        p = reg_get(&g->reg, g->player);
+        char said[32];
+        snprintf(said, sizeof said, "You take %d damage.", hp - p->hp);
+        if (p->hp < hp)
+            hurt++;
+        ck_assert_msg(p->hp < hp ? said_since(g, from, said) : said_since(g, from, "shrug off"),
+                      "%s: hp %d -> %d, last: %s", NAMES[i % 2], hp, p->hp, last_msg(g));
+        game_free(g);
+    }
+    ck_assert_int_gt(hurt, 0);
+}
+END_TEST
+
 START_TEST(known_traps_are_stepped_over_sometimes)
 {
     int over = 0, sprung = 0;
@@ -326,6 +352,7 @@ Suite *suite_game_trap(void)
     tcase_add_test(t, searching_finds_secret_doors_and_traps);
     tcase_add_test(t, trap_names_say_what_they_are);
     tcase_add_test(t, traps_spring);
+    tcase_add_test(t, damage_traps_say_what_they_did);
     tcase_add_test(t, known_traps_are_stepped_over_sometimes);
     tcase_add_test(t, door_commands);
     tcase_add_test(t, traps_are_saved);
