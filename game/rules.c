@@ -86,8 +86,11 @@ static int h_slippery(game_t *g, ev_info_t *e, handle_t self)
     m.phase = PHASE_PRE;
     m.x = (int16_t)(e->x + dx);
     m.y = (int16_t)(e->y + dy);
-    if (event_throw(g, &m) == EV_DONE)
-        creature_say(g, "<Actor> slide<s:Actor> on the slick floor.", e->actor, HANDLE_NONE);
+    if (event_throw(g, &m) != EV_DONE)
+        return EV_NOTHING;
+    uint32_t said = g->said;
+    creature_say(g, "<Actor> slide<s:Actor> on the slick floor.", e->actor, HANDLE_NONE);
+    g->said_aside += g->said - said; /* as on NetHack's ice, a run slides on */
     return EV_NOTHING;
 }
 

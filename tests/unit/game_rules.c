@@ -321,6 +321,39 @@ START_TEST(slippery_floor_slides)
 }
 END_TEST
 
+/* A run over a slick floor slides on as NetHack's over ice: a slide says
+ * so but does not stop it, so each run crosses a room to its far wall. */
+START_TEST(runs_slide_on_over_slick_floors)
+{
+    int r, x, y, slides = 0;
+    game_t *g = game_with_region(C, "a flooded hall", 10, &r);
+    clear_monsters(g);
+    ck_assert(put_player_in(g, r, &x, &y));
+    open_room(g, 5);
+    level_t *lv = level_current(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    int cx = p->x, cy = p->y;
+    for (int yy = cy - 5; yy <= cy + 5; yy++)
+        for (int xx = cx - 5; xx <= cx + 5; xx++)
+            lv->region[yy * lv->w + xx] = (uint8_t)(r + 1);
+    for (int i = 0; i < 20; i++) {
+        p = reg_get(&g->reg, g->player);
+        p->x = (int16_t)(cx - 5), p->y = (int16_t)cy;
+        reg_refile(&g->reg, g->player);
+        vision_update(g);
+        msg_add(g, "Run %d.", i); /* a slide's line folds into one before it */
+        uint32_t from = g->nmsg;
+        keys_paged(g, "L");
+        slides += said_since(g, from, "slide on the slick floor");
+        p = reg_get(&g->reg, g->player);
+        ck_assert_msg(p->x == cx + 5 && p->y == cy, "run %d stopped at %d,%d (wall at %d): %s", i,
+                      p->x - cx, p->y - cy, 5, last_msg(g));
+    }
+    ck_assert_int_gt(slides, 5);
+    game_free(g);
+}
+END_TEST
+
 static void render_line(game_t *g, screen_t *s, int row, char *out, size_t n)
 {
     game_render(g, s, NULL);
@@ -475,6 +508,7 @@ Suite *suite_game_rules(void)
     tcase_add_test(t, dark_regions_and_names);
     tcase_add_test(t, lit_rooms_seen_from_afar);
     tcase_add_test(t, slippery_floor_slides);
+    tcase_add_test(t, runs_slide_on_over_slick_floors);
     tcase_add_test(t, more_history_and_help_line);
     tcase_add_test(t, two_cell_tiles);
     suite_add_tcase(s, t);
