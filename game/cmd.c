@@ -92,7 +92,9 @@ static const cmd_t COMMANDS[] = {
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
     {'C', "C", "character sheet: abilities, attack, defence, saves, spells", sheet_open},
     {'\\', "\\", "discoveries: the kinds of things you have identified", discoveries_open},
-    {'w', "w", "wear, wield or put on (also W, P)", itemui_wear},
+    {'w', "w", "wear, wield or put on", itemui_wear},
+    {'W', "W", "wear armour", itemui_wear_armour},
+    {'P', "P", "put on a ring or an amulet", itemui_put_on},
     {'T', "T", "take off", itemui_take_off},
     {'t', "t", "throw something: pick it, then aim", itemui_throw},
     {'f', "f", "fire the quiver from your bow or sling (or throw darts, daggers)",
@@ -167,7 +169,7 @@ static uint32_t cmd_alias(uint32_t code)
 {
     static const struct {
         uint32_t from, to;
-    } ALIASES[] = {{'x', ';'}, {',', 'g'}, {'W', 'w'}, {'P', 'w'}};
+    } ALIASES[] = {{'x', ';'}, {',', 'g'}};
     for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++)
         if (ALIASES[i].from == code)
             return ALIASES[i].to;

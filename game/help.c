@@ -33,7 +33,7 @@ static const topic_t TOPICS[] = {
      {"t", "f", "v", "aiming"},
      {{0}},
      "Walk into a monster to attack it."},
-    {"Items", {"g", "i", "e", "w", "T", "d", "q", "r", "z", "E"}, {{0}}, NULL},
+    {"Items", {"g", "i", "e", "w", "W", "P", "T", "d", "q", "r", "z", "E"}, {{0}}, NULL},
     {"Spells and powers", {"Z", "^A"}, {{0}}, "Wizards and clerics cast from a pool of mana."},
     {"Stairs, doors and the world", {">", "<", "c", "^L", "^D", "p", "M"}, {{0}}, NULL},
     {"What you know", {"C", "\\", "^P", "?"}, {{0}}, NULL},

@@ -23,6 +23,18 @@ static bool fits_gear(const game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->slot != SLOT_NONE && !(o->flags & IF_EQUIPPED);
 }
+/* NetHack's P: a ring or an amulet; its W: armour (worn on body, arm or head). */
+static bool fits_accessory(const game_t *g, const obj_t *o)
+{
+    int slot = item_kind(g, o)->slot;
+    return (slot == SLOT_RING || slot == SLOT_NECK) && !(o->flags & IF_EQUIPPED);
+}
+static bool fits_armour(const game_t *g, const obj_t *o)
+{
+    int slot = item_kind(g, o)->slot;
+    return (slot == SLOT_BODY || slot == SLOT_SHIELD || slot == SLOT_HEAD) &&
+           !(o->flags & IF_EQUIPPED);
+}
 static bool fits_worn(const game_t *g, const obj_t *o)
 {
     return (void)g, (o->flags & IF_EQUIPPED) != 0;
@@ -67,6 +79,8 @@ enum {
     VERB_EAT,
     VERB_THROW,
     VERB_QUIVER,
+    VERB_PUT_ON,
+    VERB_WEAR_ARMOUR,
     VERB_COUNT
 };
 
@@ -88,6 +102,9 @@ static const verb_t VERBS[VERB_COUNT] = {
     [VERB_THROW] = {'t', "Throw what?", "You have nothing to throw.", fits_throw},
     [VERB_QUIVER] = {'v', "Quiver what?", "You have no missiles: arrows, bolts, stones, darts.",
                      fits_quiver},
+    [VERB_PUT_ON] = {'P', "Put on what?", "You have no rings or amulets to put on.",
+                     fits_accessory},
+    [VERB_WEAR_ARMOUR] = {'W', "Wear what?", "You have no armour to wear.", fits_armour},
 };
 
 static int count_fitting(const game_t *g, int verb)
@@ -124,7 +141,9 @@ static int act(game_t *g, int verb, handle_t it)
     close_ui(g);
     switch (verb) {
     case VERB_DROP: return item_drop(g, g->player, it, 0) == 0 ? SCHED_MOVE : 0;
-    case VERB_WEAR: return item_equip(g, g->player, it) == 0 ? SCHED_MOVE : 0;
+    case VERB_WEAR:
+    case VERB_PUT_ON:
+    case VERB_WEAR_ARMOUR: return item_equip(g, g->player, it) == 0 ? SCHED_MOVE : 0;
     case VERB_REMOVE: return item_unequip(g, g->player, it) == 0 ? SCHED_MOVE : 0;
     case VERB_READ:
         if (status_has(g, g->player, EFK_(BLIND))) {
@@ -210,6 +229,8 @@ int itemui_pick_up(game_t *g)
 }
 CMD_BIND(itemui_drop, open_verb, VERB_DROP)
 CMD_BIND(itemui_wear, open_verb, VERB_WEAR)
+CMD_BIND(itemui_put_on, open_verb, VERB_PUT_ON)
+CMD_BIND(itemui_wear_armour, open_verb, VERB_WEAR_ARMOUR)
 CMD_BIND(itemui_take_off, open_verb, VERB_REMOVE)
 CMD_BIND(itemui_quaff, open_verb, VERB_QUAFF)
 CMD_BIND(itemui_read, open_verb, VERB_READ)

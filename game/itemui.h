@@ -17,6 +17,8 @@ int itemui_answer(game_t *g, key_event_t k);
 int itemui_pick_up(game_t *g);
 int itemui_drop(game_t *g);
 int itemui_wear(game_t *g);
+int itemui_put_on(game_t *g);      /* P: rings and amulets */
+int itemui_wear_armour(game_t *g); /* W: armour only */
 int itemui_take_off(game_t *g);
 int itemui_quaff(game_t *g);
 int itemui_read(game_t *g);
