@@ -250,7 +250,10 @@ def bad_registration(port, source=None):
 
 
 def new_lines(d, since):
-    return d.log().splitlines()[since:]
+    """The log's lines since line since, but the loop's own stall
+    warnings: they say how busy the machine is, not what the flood
+    made the log say."""
+    return [line for line in d.log().splitlines()[since:] if "WARN loop stalled" not in line]
 
 
 @pytest.mark.daemon(http=True)
