@@ -863,6 +863,12 @@ struct db_op {
     int64_t id;     /* a write's result id (preset, or from ROWID / COUNT) */
     char *err;      /* owned failure message */
     uint64_t after; /* a read runs once this many writes are done */
+    uint64_t seq;   /* a write's place in the queue (db_flush numbers them from 1) */
+    /* Whose rows a write touches, for the writers' order (db.c's take): a
+     * game's id, DB_OP_NO_GAME (an account's or a web session's rows, none
+     * a journal append reads), or 0 (not said: any, so nothing goes
+     * ahead of it). Set with db_op_game. */
+    int64_t game;
     uint64_t t[3];  /* timed: submitted, taken by a writer, committed (ns) */
     db_rows_t *res; /* DB_RES_MAX: what the reading steps returned, in order */
     /* Instead of the steps, for a read that is no list of statements. */
@@ -888,6 +894,9 @@ void db_submit(db_t *db, db_op_t *op);
 /* db_op_begin, one db_op_step, db_submit. */
 void db_queue(db_t *db, db_cb_t cb, int64_t id, int stmt, const db_arg_t *args, size_t nargs);
 void db_op_free(db_op_t *op);
+#define DB_OP_NO_GAME (-1)
+/* Says whose rows op touches (db_op_t.game); NULL op is a no-op. */
+void db_op_game(db_op_t *op, int64_t game);
 
 /* Runs op's steps on connection c (a db thread): DB_OK or DB_E*. */
 int db_op_run(db_conn_t *c, db_op_t *op);

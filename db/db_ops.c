@@ -11,9 +11,12 @@
 void db_user_create(db_t *db, const char *name, const char *name_key, const char *pwhash,
                     int64_t created, db_done_cb cb, void *ud)
 {
-    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_USER_INSERT,
-             DB_ARGS(DB_TEXT_MAX(name, DB_NAME_MAX), DB_TEXT_MAX(name_key, DB_NAME_MAX),
-                     DB_TEXT_MAX(pwhash, DB_PWHASH_MAX), DB_INT(created)));
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), 0);
+    db_op_step(op, DB_STMT_USER_INSERT,
+               DB_ARGS(DB_TEXT_MAX(name, DB_NAME_MAX), DB_TEXT_MAX(name_key, DB_NAME_MAX),
+                       DB_TEXT_MAX(pwhash, DB_PWHASH_MAX), DB_INT(created)));
+    db_op_game(op, DB_OP_NO_GAME);
+    db_submit(db, op);
 }
 
 void db_user_set_password(db_t *db, int64_t user, const char *pwhash, db_done_cb cb, void *ud)
@@ -54,6 +57,7 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
                DB_ARGS(DB_INT(id), DB_INT(g->user), DB_INT(g->seed), DB_TEXT(g->content_version),
                        DB_TEXT(g->race), DB_TEXT(g->cls), DB_INT(g->start_time)));
     db_lease_step_new(db, op, id);
+    db_op_game(op, id);
     db_submit(db, op);
     return id;
 }
@@ -76,6 +80,7 @@ void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb
                DB_ARGS(DB_INT(game), DB_INT(p->turns), DB_INT(p->depth), DB_INT(p->max_depth),
                        DB_INT(p->xl), DB_TEXT_MAX(p->race, DB_SHORT_MAX),
                        DB_TEXT_MAX(p->cls, DB_SHORT_MAX)));
+    db_op_game(op, game);
     db_submit(db, op);
 }
 
@@ -144,6 +149,7 @@ void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys,
     else
         db_op_step(op, DB_STMT_JOURNAL_INSERT,
                    DB_ARGS(DB_INT(game), DB_INT(seq), DB_BLOB(keys, len), DB_INT(at)));
+    db_op_game(op, game);
     db_submit(db, op);
 }
 
@@ -160,6 +166,7 @@ void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const u
         db_op_step(op, DB_STMT_SNAPSHOT_PUT,
                    DB_ARGS(DB_INT(game), DB_INT(turn), DB_INT(seq), DB_BLOB(blob, len)));
     db_op_step(op, DB_STMT_SNAPSHOTS_DELETE_OLDER, DB_ARGS(DB_INT(game), DB_INT(seq)));
+    db_op_game(op, game);
     db_submit(db, op);
 }
 
@@ -182,6 +189,7 @@ void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t e
                DB_ARGS(DB_TEXT(token_hash), DB_INT(user), DB_INT(expires)));
     db_op_step(op, DB_STMT_SESSIONS_TRIM,
                DB_ARGS(DB_INT(user), DB_TEXT(token_hash), DB_INT(DB_SESSIONS_PER_USER - 1)));
+    db_op_game(op, DB_OP_NO_GAME);
     db_submit(db, op);
 }
 

@@ -121,6 +121,12 @@ db_op_t *db_op_begin(db_t *db, db_cb_t cb, int64_t id)
     return op_new(db, cb, id, DB_OP_INLINE);
 }
 
+void db_op_game(db_op_t *op, int64_t game)
+{
+    if (op)
+        op->game = game;
+}
+
 /* The bytes a step of these arguments takes; their lengths in len. */
 static size_t step_size(const db_arg_t *a, size_t n, size_t *len)
 {
