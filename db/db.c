@@ -76,6 +76,9 @@ typedef struct db_core {
     /* Batches being written (wmu): each writer's, NULL when idle; ticket
      * order is the order they are handed back in. */
     const db_op_t *busy[DB_WRITERS];
+    /* The first queue place (db_op_t.seq) of each writer's batch until it
+     * is counted in written, 0 when none: what reads wait for (done). */
+    uint64_t low[DB_WRITERS];
     uint64_t tickets, posted;
     _Atomic uint64_t overlaps; /* batches begun while another was in flight */
     int wal_pages;             /* writer only: the WAL's length after the last commit */
@@ -557,8 +560,9 @@ static void *ckpt_main(void *arg)
     return NULL;
 }
 
-/* Whether op is one journal append and nothing else: the only kind of op
- * written beside another batch. */
+/* Whether op is one journal append and nothing else: the kind of op that
+ * goes ahead of the queue's other writes, and the only kind written
+ * beside another batch. */
 static bool lone_append(const db_op_t *op)
 {
     if (op->status != DB_OK || op->nsteps != 1 || op->nread != 0 || op->run || op->used == 0)
@@ -572,53 +576,113 @@ static int64_t game_of(const db_op_t *op)
     return ((const db_rec_t *)op->mem)->v[0].i;
 }
 
-/* Whether op may be written while the batch other is, on another
- * connection, and commit before it: both are journal appends only, of
- * other games. A game's row never commits before the one before it (its
- * append would find a gap), and an append needs nothing else that is not
- * committed already (its game, its lease: ops of batches before). */
+/* Whether op, a journal append, may be written while the batch other is,
+ * on another connection, and commit before it: other holds no row of
+ * op's game and nothing whose game is not said (a lease's, a node's). A
+ * game's row never commits before the one before it (its append would
+ * find a gap), and an append needs nothing else that is not committed
+ * already (its game, its lease: ops of batches before). */
 static bool apart(const db_op_t *op, const db_op_t *other)
 {
-    if (!lone_append(op))
-        return false;
     int n = 0;
     for (; other; other = other->next)
-        if (++n > DB_OVERLAP_MAX || !lone_append(other) || game_of(other) == game_of(op))
+        if (++n > DB_OVERLAP_MAX || other->game == 0 || other->game == game_of(op))
             return false;
     return true;
 }
 
-/* What writer me takes from the queue (wmu held): all of it when no other
- * batch is being written (group commit across turns too); beside one, the
- * ops at the queue's head that are apart from it (PostgreSQL then flushes
- * both commits together, or this one right after the other's flush
- * instead of after its round trip too). */
+/* What a batch takes (take): every journal append the order allows,
+ * whatever is queued before it, and the other writes (a game's start:
+ * its account, its game row, its first snapshot) in their order up to
+ * DB_BULK_STEPS statements and DB_BULK_BYTES, so a start of many games
+ * makes no batch long that players' keys wait for. An append goes ahead
+ * of what is left in the queue unless something of its game, or a write
+ * whose game is not said, is left before it: a game's rows commit in
+ * their order, its first rows before its journal. */
+#define DB_BULK_STEPS 24
+#define DB_BULK_BYTES (64 * 1024)
+#define DB_LEFT_MAX   64   /* games of ops left behind that a take keeps apart */
+#define DB_SCAN_MAX   4096 /* queued ops a take looks at */
+
+typedef struct {
+    int64_t games[DB_LEFT_MAX];
+    int n;
+    bool all; /* something left behind orders with every game */
+    int steps;
+    size_t bytes;
+} db_left_t;
+
+static bool left_has(const db_left_t *l, int64_t game)
+{
+    if (l->all)
+        return true;
+    for (int i = 0; i < l->n; i++)
+        if (l->games[i] == game)
+            return true;
+    return false;
+}
+
+static void leave(db_left_t *l, const db_op_t *op)
+{
+    int64_t g = lone_append(op) ? game_of(op) : op->game;
+    if (g == DB_OP_NO_GAME)
+        return;
+    if (g == 0 || l->n == DB_LEFT_MAX)
+        l->all = true;
+    else if (!left_has(l, g))
+        l->games[l->n++] = g;
+}
+
+/* Whether a take takes op, queued after the nleft ops left in l (other:
+ * the batch in flight, if any; beside it only appends go). */
+static bool takes(db_left_t *l, const db_op_t *op, const db_op_t *other, int nleft)
+{
+    if (lone_append(op))
+        return !left_has(l, game_of(op)) && (!other || apart(op, other));
+    if (other || nleft > 0)
+        return false; /* the others keep their order: none goes ahead of one left */
+    if (l->steps > 0 &&
+        (l->steps + op->nsteps > DB_BULK_STEPS || l->bytes + op->used > DB_BULK_BYTES))
+        return false;
+    l->steps += op->nsteps;
+    l->bytes += op->used;
+    return true;
+}
+
+/* What writer me takes from the queue (wmu held; see db_left_t): beside
+ * a batch being written, at most DB_OVERLAP_MAX journal appends apart
+ * from it (PostgreSQL then flushes both commits together, or this one
+ * right after the other's flush instead of after its round trip too). */
 static db_list_t take(db_core_t *db, int me)
 {
     db_list_t b = {NULL, NULL};
     const db_op_t *other = db->busy[!me];
-    if (!other) {
-        b = db->wq;
-        db->wq.head = db->wq.tail = NULL;
-        return b;
+    db_left_t l = {.n = 0};
+    int nleft = 0, ntaken = 0, scanned = 0;
+    db_op_t **at = &db->wq.head, *prev = NULL;
+    while (*at && scanned++ < DB_SCAN_MAX && !(other && ntaken == DB_OVERLAP_MAX)) {
+        db_op_t *op = *at;
+        if (!takes(&l, op, other, nleft)) {
+            leave(&l, op);
+            nleft++;
+            prev = op;
+            at = &op->next;
+            continue;
+        }
+        *at = op->next;
+        list_push(&b, op);
+        ntaken++;
     }
-    db_op_t *op = db->wq.head, *last = NULL;
-    for (int n = 0; op && n < DB_OVERLAP_MAX && apart(op, other); n++, op = op->next)
-        last = op;
-    if (!last)
-        return b;
-    b = (db_list_t){db->wq.head, last};
-    last->next = NULL;
-    db->wq.head = op;
-    if (!op)
-        db->wq.tail = NULL;
-    atomic_fetch_add(&db->overlaps, 1);
+    if (!*at) /* walked to the end: the last op left is the tail */
+        db->wq.tail = prev;
+    if (b.head && other)
+        atomic_fetch_add(&db->overlaps, 1);
     return b;
 }
 
 /* A written batch handed back (wmu held on entry and return) in the order
- * the batches were taken, so the count of writes done (written, which a
- * read waits for) always counts the queue's first ops. */
+ * the batches were taken: a loop's callbacks come in that order, and a
+ * read waits only for batches taken before its writes were (done). */
 static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int ret)
 {
     db_core_t *db = w->db;
@@ -644,6 +708,7 @@ static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int
     pthread_mutex_lock(&db->wmu);
     db->posted = ticket;
     db->written += n;
+    db->low[w->me] = 0;
     pthread_cond_broadcast(&db->wdone);
 }
 
@@ -676,6 +741,7 @@ static void *writer_main(void *arg)
         }
         uint64_t ticket = batch.head ? ++db->tickets : 0;
         db->busy[w->me] = batch.head;
+        db->low[w->me] = batch.head ? batch.head->seq : 0;
         char fence[sizeof db->fence];
         bool fenced = db->fenced;
         if (fenced)
@@ -697,6 +763,19 @@ static void *writer_main(void *arg)
     }
     pthread_mutex_unlock(&db->wmu);
     return NULL;
+}
+
+/* How many of the queue's first writes are written and handed back
+ * (wmu held): those before the first that is still queued or in a batch
+ * not handed back yet. An append that went ahead of them is not counted
+ * in it before they are. */
+static uint64_t done(const db_core_t *db)
+{
+    uint64_t d = db->wq.head ? db->wq.head->seq - 1 : db->submitted;
+    for (int i = 0; i < DB_WRITERS; i++)
+        if (db->low[i] && db->low[i] - 1 < d)
+            d = db->low[i] - 1;
+    return d;
 }
 
 /* One read transaction, so multi-query results are consistent. An op that
@@ -742,7 +821,7 @@ static void *reader_main(void *arg)
 
         /* A read sees every write queued before it. */
         pthread_mutex_lock(&db->wmu);
-        while (db->written < op->after)
+        while (done(db) < op->after)
             pthread_cond_wait(&db->wdone, &db->wmu);
         pthread_mutex_unlock(&db->wmu);
 
@@ -922,8 +1001,9 @@ void db_flush(db_t *db)
         return;
     db_core_t *k = db->core;
     pthread_mutex_lock(&k->wmu);
-    k->submitted += db->npending;
-    db->flushed = k->submitted; /* our writes are done once this many are */
+    for (db_op_t *op = db->pending.head; op; op = op->next)
+        op->seq = ++k->submitted;
+    db->flushed = k->submitted; /* our writes are done once these are */
     list_append(&k->wq, &db->pending);
     pthread_mutex_unlock(&k->wmu);
     /* Signalled after the unlock: woken under it, a writer would at once

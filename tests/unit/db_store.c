@@ -267,6 +267,105 @@ START_TEST(group_commit_one_transaction_per_turn)
 }
 END_TEST
 
+/* When each write was answered, on one clock: its place in the order. */
+typedef struct {
+    int *clock;
+    int at, status;
+} ordered_t;
+
+static void on_ordered(void *ud, int status, int64_t id)
+{
+    (void)id;
+    ordered_t *o = ud;
+    o->at = ++*o->clock;
+    o->status = status;
+}
+
+/* Forty game starts (each its game row and a first snapshot of 2 KB)
+ * queued in one turn, then a snapshot and keys of games in play: a
+ * playing game's key is written ahead of the starts queued before it
+ * (answered before the last of them), while every game's rows keep
+ * their order: a key after its game's snapshot queued before it, a new
+ * game's first key after its game row and snapshot, and a read sees
+ * everything queued before it. */
+START_TEST(a_key_goes_ahead_of_game_starts_queued_before_it)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g1 = make_game(&f, make_user(&f, "keyer"), 1);
+    int64_t g2 = make_game(&f, make_user(&f, "player"), 2);
+    db_journal_append(f.db, g1, 1, (const uint8_t *)"a", 1, 5, NULL, NULL);
+    db_journal_append(f.db, g2, 1, (const uint8_t *)"b", 1, 5, NULL, NULL);
+    enum { STARTS = 40 };
+    int64_t user[STARTS], id[STARTS];
+    fx_done_t made[STARTS] = {{0}};
+    for (int i = 0; i < STARTS; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "starter%d", i);
+        db_user_create(f.db, name, name, "$h", 1, fx_on_done, &made[i]);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    for (int i = 0; i < STARTS; i++) {
+        ck_assert_int_eq(made[i].status, DB_OK);
+        user[i] = made[i].id;
+    }
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    db_set_autoflush(f.db, false);
+    int clock = 0;
+    ordered_t create[STARTS], snap[STARTS], snap1 = {&clock}, key1 = {&clock}, key2 = {&clock},
+                                            first = {&clock};
+    static uint8_t blob[2048];
+    memset(blob, 'x', sizeof blob);
+    for (int i = 0; i < STARTS; i++) {
+        create[i] = snap[i] = (ordered_t){&clock};
+        db_game_new_t ng = {.user = user[i],
+                            .seed = (uint64_t)i,
+                            .content_version = "c1",
+                            .race = "human",
+                            .cls = "fighter",
+                            .start_time = 2000};
+        id[i] = db_game_create(f.db, &ng, on_ordered, &create[i]);
+        ck_assert_int_gt(id[i], 0);
+        db_snapshot_save(f.db, id[i], 0, 0, blob, sizeof blob, on_ordered, &snap[i]);
+    }
+    db_snapshot_save(f.db, g1, 1, 1, blob, sizeof blob, on_ordered, &snap1);
+    db_journal_append(f.db, g1, 2, (const uint8_t *)"c", 1, 5, on_ordered, &key1);
+    db_journal_append(f.db, g2, 2, (const uint8_t *)"d", 1, 5, on_ordered, &key2);
+    db_journal_append(f.db, id[STARTS - 1], 1, (const uint8_t *)"e", 1, 5, on_ordered, &first);
+    journal_res_t *jr = calloc(1, sizeof *jr);
+    db_journal_read(f.db, id[STARTS - 1], 0, on_journal, jr);
+    db_flush(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.failed - s0.failed, 0);
+    for (int i = 0; i < STARTS; i++) {
+        ck_assert_int_eq(create[i].status, DB_OK);
+        ck_assert_int_eq(snap[i].status, DB_OK);
+        ck_assert_int_lt(create[i].at, snap[i].at);
+    }
+    ck_assert_int_eq(key2.status, DB_OK);
+    ck_assert_msg(key2.at < snap[STARTS - 1].at,
+                  "the key was answered at %d, after the last start's snapshot at %d", key2.at,
+                  snap[STARTS - 1].at);
+    ck_assert_uint_ge(s1.commits - s0.commits, 2); /* the starts took more than one batch */
+    ck_assert_int_eq(snap1.status, DB_OK);
+    ck_assert_int_eq(key1.status, DB_OK);
+    ck_assert_int_lt(snap1.at, key1.at);
+    ck_assert_int_eq(first.status, DB_OK);
+    ck_assert_int_lt(snap[STARTS - 1].at, first.at);
+    ck_assert_int_eq(jr->status, DB_OK);
+    ck_assert_uint_eq(jr->n, 1);
+    ck_assert_int_eq(jr->first[0], 'e');
+    free(jr);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game IN (%lld, %lld)",
+             (long long)g1, (long long)g2);
+    ck_assert_int_eq(count_rows(f.path, sql), 4);
+    fx_close(&f);
+}
+END_TEST
+
 /* What the round hook saw: each event in order, 'b' begin, 'e' end, 'k'
  * a key's answer. */
 typedef struct {
@@ -1473,6 +1572,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, journal_rows_from_version_1_read_unknown_times);
     tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, a_key_goes_ahead_of_game_starts_queued_before_it);
     tcase_add_test(tc, a_commits_answers_come_as_one_round);
     tcase_add_test(tc, wal_checkpointed_beside_the_writer);
     tcase_add_test(tc, checkpointer_woken_once_per_request);
@@ -1516,6 +1616,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_unchecked_fixture(tc, fx_use_pg, NULL);
     tcase_add_test(tc, open_migrates_and_reopens);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, a_key_goes_ahead_of_game_starts_queued_before_it);
     tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, two_loops_share_one_database);
     tcase_add_test(tc, journal_order_and_duplicates);
