@@ -25,6 +25,16 @@ typedef struct {
     db_op_t *head, *tail;
 } db_list_t;
 
+/* The games of a batch being written, kept apart from its ops (which
+ * its loops free once they are answered): what another batch taken
+ * meanwhile must stay apart from. */
+typedef struct {
+    bool on;  /* a batch is being written */
+    bool any; /* it holds a write whose game is not said, or too many to compare */
+    int n;
+    int64_t games[DB_OVERLAP_MAX];
+} db_busy_t;
+
 /* A callback owed a status with no operation behind it (no memory for one,
  * or the db closing); count calls of the same callback in a row. */
 typedef struct {
@@ -73,13 +83,12 @@ typedef struct db_core {
     db_writer_arg_t wargs[DB_WRITERS];
     int nwriters;            /* started */
     db_conn_t wconn, wconn2; /* the writers' (wconn2: PostgreSQL's second) */
-    /* Batches being written (wmu): each writer's, NULL when idle; ticket
-     * order is the order they are handed back in. */
-    const db_op_t *busy[DB_WRITERS];
+    /* Batches being written (wmu): each writer's until its answers are
+     * posted. */
+    db_busy_t busy[DB_WRITERS];
     /* The first queue place (db_op_t.seq) of each writer's batch until it
      * is counted in written, 0 when none: what reads wait for (done). */
     uint64_t low[DB_WRITERS];
-    uint64_t tickets, posted;
     _Atomic uint64_t overlaps; /* batches begun while another was in flight */
     int wal_pages;             /* writer only: the WAL's length after the last commit */
     int ckpt_mark;             /* writer only: the WAL length at which it copies the rest itself */
@@ -576,17 +585,36 @@ static int64_t game_of(const db_op_t *op)
     return ((const db_rec_t *)op->mem)->v[0].i;
 }
 
-/* Whether op, a journal append, may be written while the batch other is,
- * on another connection, and commit before it: other holds no row of
- * op's game and nothing whose game is not said (a lease's, a node's). A
- * game's row never commits before the one before it (its append would
- * find a gap), and an append needs nothing else that is not committed
- * already (its game, its lease: ops of batches before). */
-static bool apart(const db_op_t *op, const db_op_t *other)
+/* The game whose rows op touches (db_op_t.game), 0: any. */
+static int64_t game_key(const db_op_t *op)
 {
-    int n = 0;
-    for (; other; other = other->next)
-        if (++n > DB_OVERLAP_MAX || other->game == 0 || other->game == game_of(op))
+    return lone_append(op) ? game_of(op) : op->game;
+}
+
+/* What batch b, about to be written, holds. Journal appends may be
+ * written beside it, on another connection, and commit before it, only
+ * if it is short and says every op's game (none of a lease's or a
+ * node's row, which any append may read). */
+static void busy_set(db_busy_t *busy, const db_list_t *b)
+{
+    *busy = (db_busy_t){.on = b->head != NULL};
+    for (const db_op_t *op = b->head; op && !busy->any; op = op->next) {
+        int64_t g = game_key(op);
+        busy->any = g == 0 || busy->n == DB_OVERLAP_MAX;
+        if (!busy->any)
+            busy->games[busy->n++] = g;
+    }
+}
+
+/* Whether op, a journal append, is apart from the batch being written
+ * (one not busy->any): it holds no row of op's game. A game's row never
+ * commits before the one before it (its append would find a gap), and
+ * an append needs nothing else that is not committed already (its game,
+ * its lease: ops of batches before). */
+static bool apart(const db_op_t *op, const db_busy_t *busy)
+{
+    for (int i = 0; i < busy->n; i++)
+        if (busy->games[i] == game_of(op))
             return false;
     return true;
 }
@@ -624,7 +652,7 @@ static bool left_has(const db_left_t *l, int64_t game)
 
 static void leave(db_left_t *l, const db_op_t *op)
 {
-    int64_t g = lone_append(op) ? game_of(op) : op->game;
+    int64_t g = game_key(op);
     if (g == DB_OP_NO_GAME)
         return;
     if (g == 0 || l->n == DB_LEFT_MAX)
@@ -635,7 +663,7 @@ static void leave(db_left_t *l, const db_op_t *op)
 
 /* Whether a take takes op, queued after the nleft ops left in l (other:
  * the batch in flight, if any; beside it only appends go). */
-static bool takes(db_left_t *l, const db_op_t *op, const db_op_t *other, int nleft)
+static bool takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nleft)
 {
     if (lone_append(op))
         return !left_has(l, game_of(op)) && (!other || apart(op, other));
@@ -656,7 +684,9 @@ static bool takes(db_left_t *l, const db_op_t *op, const db_op_t *other, int nle
 static db_list_t take(db_core_t *db, int me)
 {
     db_list_t b = {NULL, NULL};
-    const db_op_t *other = db->busy[!me];
+    const db_busy_t *other = db->busy[!me].on ? &db->busy[!me] : NULL;
+    if (other && other->any)
+        return b;
     db_left_t l = {.n = 0};
     int nleft = 0, ntaken = 0, scanned = 0;
     db_op_t **at = &db->wq.head, *prev = NULL;
@@ -680,19 +710,16 @@ static db_list_t take(db_core_t *db, int me)
     return b;
 }
 
-/* A written batch handed back (wmu held on entry and return) in the order
- * the batches were taken: a loop's callbacks come in that order, and a
- * read waits only for batches taken before its writes were (done). */
-static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int ret)
+/* A written batch handed back (wmu held on entry and return) as soon as
+ * it committed: a batch taken beside another is apart from it (take), so
+ * none waits for another's answers; a read waits for every batch that
+ * holds a write queued before it (done). */
+static void hand_back(db_writer_arg_t *w, db_list_t *batch, int ret)
 {
     db_core_t *db = w->db;
     uint64_t n = 0;
     for (db_op_t *op = batch->head; op; op = op->next)
         n++;
-    db->busy[w->me] = NULL; /* committed: the game's next rows may go anywhere */
-    pthread_cond_broadcast(&db->wcv);
-    while (db->posted + 1 != ticket)
-        pthread_cond_wait(&db->wdone, &db->wmu);
     db->told += n;
     if (ret != DB_OK) {
         db->failed_at = db->told;
@@ -706,9 +733,12 @@ static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int
     atomic_store(&db->batch_ended_ns, mono_ns());
     atomic_store(&db->batch_started_ns[w->me], 0);
     pthread_mutex_lock(&db->wmu);
-    db->posted = ticket;
+    /* Committed and its answers posted: its games' next rows may go
+     * anywhere, and their answers come after these. */
+    db->busy[w->me].on = false;
     db->written += n;
     db->low[w->me] = 0;
+    pthread_cond_broadcast(&db->wcv);
     pthread_cond_broadcast(&db->wdone);
 }
 
@@ -739,8 +769,7 @@ static void *writer_main(void *arg)
             pthread_cond_wait(&db->wcv, &db->wmu);
             continue;
         }
-        uint64_t ticket = batch.head ? ++db->tickets : 0;
-        db->busy[w->me] = batch.head;
+        busy_set(&db->busy[w->me], &batch);
         db->low[w->me] = batch.head ? batch.head->seq : 0;
         char fence[sizeof db->fence];
         bool fenced = db->fenced;
@@ -759,7 +788,7 @@ static void *writer_main(void *arg)
         }
         pthread_mutex_lock(&db->wmu);
         if (batch.head)
-            hand_back(w, &batch, ticket, ret);
+            hand_back(w, &batch, ret);
     }
     pthread_mutex_unlock(&db->wmu);
     return NULL;

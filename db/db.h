@@ -25,9 +25,15 @@
  * the 2-core dev VM: 10,000 journal appends/s from the loop commit with an
  * ack p50 of 54 us and p99 of 6 ms; a burst sustains ~110,000 appends/s.
  *
- * Order. Writes run in the order queued. A read sees every write queued
- * before it (it waits for their commit), so create-then-read works in one
- * loop turn.
+ * Order. Writes run in the order queued, but for one thing: a journal
+ * append goes ahead of other games' writes queued before it (their game
+ * starts: accounts, game rows, first snapshots), which a batch takes a
+ * bounded number of statements of, so a player's key never waits behind
+ * many games starting. A game's writes still run and are answered in
+ * their order (its game row and snapshot before a later append), and an
+ * append never goes ahead of a write that does not say its game (a
+ * lease's, a node's). A read sees every write queued before it (it waits
+ * for their commit), so create-then-read works in one loop turn.
  *
  * Callbacks. Every callback (write completion or read result) comes exactly
  * once, later, on the loop thread, never inside the call that queued it
@@ -41,7 +47,7 @@
  * message of the last failure. Times are Unix seconds chosen by the caller.
  *
  * Order, callbacks and flushes are per handle: one loop's writes run in
- * the order it queued them, its reads see its own earlier writes, its
+ * the order it queued them (as above), its reads see its own earlier writes, its
  * callbacks come on its loop. Writes of several handles that wait together
  * commit together.
  *
