@@ -337,14 +337,26 @@ void conn_key(conn_t *c, key_event_t k)
     conn_route(c)->key(c, k);
 }
 
-void conn_play_held(conn_t *c)
+int conn_take_held(conn_t *c, key_event_t keys[CONN_HELD_KEYS])
 {
-    key_event_t keys[CONN_HELD_KEYS];
     int n = c->nheld;
     memcpy(keys, c->held, (size_t)n * sizeof *keys);
     c->nheld = 0;
+    return n;
+}
+
+void conn_play_held(conn_t *c)
+{
+    key_event_t keys[CONN_HELD_KEYS];
+    int n = conn_take_held(c, keys);
     for (int i = 0; i < n && c->sess && c->place == CONN_PLAY && !c->closing; i++)
         conn_key(c, keys[i]); /* a key may leave the game: the rest are not its */
+}
+
+void conn_play_keys(conn_t *c, const key_event_t *keys, int n)
+{
+    for (int i = 0; i < n && !c->closing; i++)
+        conn_key(c, keys[i]); /* a key starting a game: the rest are held for it */
 }
 
 void conn_resized(conn_t *c)

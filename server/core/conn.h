@@ -38,8 +38,9 @@ typedef struct watchview watchview_t;   /* watch.c's */
 #define TERM_MAX_H 200
 
 /* Where a conn is. Keys go to the session in PLAY and WATCH, to the menu
- * otherwise; in WAIT they are held for the game being loaded (at most
- * CONN_HELD_KEYS) and dropped if the wait ends anywhere else. */
+ * otherwise; in WAIT they are held (at most CONN_HELD_KEYS) for the game
+ * being loaded, or for the menu a login reaches (conn_take_held), and
+ * dropped if the wait ends anywhere else. */
 #define CONN_HELD_KEYS 32
 typedef enum {
     CONN_MENU = 0, /* outside a game: the menu (a browser: its own page) */
@@ -192,6 +193,13 @@ void conn_key(conn_t *c, key_event_t k);
  * while the game loaded (a key sent with the menu's choice, or before the
  * first frame) are played now, in order. */
 void conn_play_held(conn_t *c);
+/* Moves the keys c holds into keys (emptying its hold); returns how many.
+ * For a wait whose end leaves c in the menu (conn_set_place drops them
+ * there): the caller plays them with conn_play_keys once it is there. */
+int conn_take_held(conn_t *c, key_event_t keys[CONN_HELD_KEYS]);
+/* Plays keys[0..n) in order as if typed now, to wherever c is (one that
+ * starts a game load holds the rest for it); stops if c closes. */
+void conn_play_keys(conn_t *c, const key_event_t *keys, int n);
 void conn_resized(conn_t *c); /* its size or profile changed */
 /* A size change redraws the game and sends each of its watchers a
  * keyframe, so a client that sends sizes in a flood (NAWS, TTYPE or
