@@ -2,8 +2,9 @@
  * a file of its own holding its row of the screen table (menu_impl.h);
  * this file draws whichever a conn shows, hands it its keys, and keeps
  * what they all share. Account checks run on the thread pool
- * (accounts.h); while one is out the conn is in CONN_WAIT and keys are
- * ignored (a game load's are kept for the game: conn_key). */
+ * (accounts.h); while one is out the conn is in CONN_WAIT and its keys
+ * are held (conn_key): a login's are played in the menu it reaches, a
+ * game load's in the game. */
 #include <stdlib.h>
 #include <string.h>
 #include "announce.h"

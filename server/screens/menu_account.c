@@ -137,6 +137,8 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         conn_unref(c);
         return;
     }
+    key_event_t keys[CONN_HELD_KEYS]; /* typed ahead while the check ran */
+    int n = conn_take_held(c, keys);
     if (status == ACCOUNTS_OK && u && p != &prompt_chpw_new2) {
         conn_set_user(c, u->id, u->name, u->game_name);
         menu_options_apply(c, u->options);
@@ -149,9 +151,11 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         conn_menu(c, live                     ? "Your game is waiting: press p to continue it."
                      : p == &prompt_reg_pass2 ? made
                                               : "");
-        if (!live)
+        conn_play_keys(c, keys, n); /* before any notice: one shown later waits for a key */
+        if (!live && !c->closing)
             session_login_notice(c);
-        inbox_show(c); /* unseen mail, if any, over the menu */
+        if (!c->closing)
+            inbox_show(c); /* unseen mail, if any, over the menu */
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);
         /* its browsers log in again */
