@@ -694,6 +694,8 @@ static db_list_t take(db_core_t *db, int me)
         db_op_t *op = *at;
         if (!takes(&l, op, other, nleft)) {
             leave(&l, op);
+            if (l.all)
+                break; /* nothing past it can go ahead of it */
             nleft++;
             prev = op;
             at = &op->next;
