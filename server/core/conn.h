@@ -39,8 +39,8 @@ typedef struct watchview watchview_t;   /* watch.c's */
 
 /* Where a conn is. Keys go to the session in PLAY and WATCH, to the menu
  * otherwise; in WAIT they are held (at most CONN_HELD_KEYS) for the game
- * being loaded, or for the menu a login reaches (conn_take_held), and
- * dropped if the wait ends anywhere else. */
+ * being loaded, or for the menu or prompt an account check reaches
+ * (conn_take_held), and dropped if the wait ends anywhere else. */
 #define CONN_HELD_KEYS 32
 typedef enum {
     CONN_MENU = 0, /* outside a game: the menu (a browser: its own page) */

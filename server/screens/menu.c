@@ -3,7 +3,7 @@
  * this file draws whichever a conn shows, hands it its keys, and keeps
  * what they all share. Account checks run on the thread pool
  * (accounts.h); while one is out the conn is in CONN_WAIT and its keys
- * are held (conn_key): a login's are played in the menu it reaches, a
+ * are held (conn_key): an account check's are played where it leads, a
  * game load's in the game. */
 #include <stdlib.h>
 #include <string.h>

@@ -49,19 +49,25 @@ void menu_open_password(conn_t *c)
     menu_prompt_open(c, &prompt_chpw_old);
 }
 
-/* Registration's name lookup came back: a taken name is asked again. */
+/* Registration's name lookup came back: a taken name is asked again. Keys
+ * typed during the lookup are played at the password prompt if the name is
+ * free, dropped otherwise (they were typed for a prompt not reached). */
 static void on_reg_name(void *ud, int status, const db_user_t *u)
 {
     conn_t *c = ud;
     (void)u;
     if (!c->closing && c->place == CONN_WAIT) {
+        key_event_t keys[CONN_HELD_KEYS];
+        int n = conn_take_held(c, keys);
         menu_show(c, MENU_PROMPT);
-        if (status == DB_OK)
+        if (status == DB_OK) {
             menu_prompt_again(c, "That name is taken.");
-        else if (status == DB_ENOTFOUND)
+        } else if (status == DB_ENOTFOUND) {
             menu_prompt_next(c, &prompt_reg_pass);
-        else
+            conn_play_keys(c, keys, n);
+        } else {
             conn_menu(c, "The account service is not available.");
+        }
     }
     conn_unref(c);
 }
@@ -161,6 +167,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         /* its browsers log in again */
         HOOKS_CALL(c->srv->hooks->password_changed, c->srv, c->user_id, NULL);
         conn_menu(c, "Password changed.");
+        conn_play_keys(c, keys, n);
     } else {
         logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO,
                    status == ACCOUNTS_ELOCKED ? &SAY_LOCKED : &SAY_FAILED, c->key,

@@ -98,3 +98,52 @@ def test_mail_shown_after_the_login_is_not_dismissed_by_its_keys(daemon, clients
     t.wait_for("second breakfast at noon")
     t.pump(quiet=0.5)
     assert "Press any key." in t.text(), t.text()
+
+
+def test_keys_typed_with_a_new_password_reach_the_menu(daemon, clients):
+    """Enter and o typed with the new password's second entry: the change is
+    checked, then o opens the options; a refused change drops them."""
+    t = clients(daemon.port).connected()
+    t.register("lobelia")
+    new = "battery-staple-9"
+    t.menu("c", ("Old password:", "not-" + PW), ("New password:", new))
+    t.wait_for("New password again:")
+    t.send(new + "\ro", settle=False)
+    t.wait_for("Unknown name or wrong password.")
+    t.pump(quiet=0.5)
+    assert "Keys: vi keys" not in t.text() and "Your choice" in t.text(), t.text()
+    t.menu("c", ("Old password:", PW), ("New password:", new))
+    t.wait_for("New password again:")
+    t.send(new + "\ro", settle=False)  # Enter and o at once
+    daemon.wait_log(r"password changed user=lobelia")
+    t.wait_for("Keys: vi keys")  # the options screen
+
+
+def test_keys_typed_with_a_free_name_fill_the_password_prompts(daemon, clients):
+    """Name, password twice and p typed at once: the name is looked up,
+    then the rest is played in the prompts after it, the account made and
+    its game started."""
+    t = clients(daemon.port).connected()
+    t.wait_for("Your choice")
+    t.send("r", settle=False)
+    t.wait_for("Name:")
+    t.send("hamfast\r" + PW + "\r" + PW + "\rp", settle=False)
+    daemon.wait_log(r"login conn=\d+ ip=\S+ user=hamfast \(registered\)")
+    daemon.wait_log(r"game start user=hamfast game=\d+")
+    t.wait_for("Choose a race.")
+
+
+def test_keys_typed_with_a_taken_name_are_dropped(daemon, clients):
+    """A taken name is asked again, empty: what was typed after it was
+    meant for the password prompt and is never shown as a name."""
+    a = clients(daemon.port).connected()
+    a.register("bilbo")
+    a.close()
+    t = clients(daemon.port).connected()
+    t.send("r", settle=False)
+    t.wait_for("Name:")
+    t.send("bilbo\rsecretive", settle=False)
+    t.wait_for("That name is taken.")
+    t.pump(quiet=0.5)
+    assert "secretive" not in t.text(), t.text()
+    assert b"secretive" not in t.raw
