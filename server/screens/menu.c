@@ -9,6 +9,7 @@
 #include <string.h>
 #include "announce.h"
 #include "hooks.h"
+#include "inbox.h"
 #include "menu_impl.h"
 #include "session.h"
 #include "siteinfo.h"
@@ -252,6 +253,10 @@ static void enter_here(conn_t *c, const char *msg)
     if (msg != m->msg)
         snprintf(m->msg, sizeof m->msg, "%s", msg ? msg : "");
     menu_redraw(c);
+    if (m->mail_due && c->user_id) { /* a login's mail, left for here by its keys */
+        m->mail_due = false;
+        inbox_show(c);
+    }
 }
 
 /* hooks_t.menu_message: a terminal here (conn_message routes the others). */
@@ -268,6 +273,7 @@ void menu_log_out(conn_t *c, const char *msg)
     if (conn_in_game(c))
         conn_detach(c, NULL);
     conn_set_user(c, 0, "", "");
+    c->menu->mail_due = false;
     conn_menu(c, msg);
 }
 

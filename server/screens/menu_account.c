@@ -160,8 +160,11 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         conn_play_keys(c, keys, n); /* before any notice: one shown later waits for a key */
         if (!live && !c->closing)
             session_login_notice(c);
-        if (!c->closing)
-            inbox_show(c); /* unseen mail, if any, over the menu */
+        /* unseen mail, if any, over the menu; if the keys went on (into a
+         * game), once the player is back at the menu */
+        c->menu->mail_due = !c->closing && !menu_at_main(c);
+        if (!c->closing && menu_at_main(c))
+            inbox_show(c);
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);
         /* its browsers log in again */

@@ -82,6 +82,7 @@ struct menu_state {
     uint32_t rc_token;      /* menu_rcedit.c: names the request the editor waits for */
     bool held;              /* a read is being handled: redraws wait (menu_hold) */
     bool redraw_due;
+    bool mail_due; /* a login's keys left the main menu: its mail shows once back there */
 };
 
 /* ---- menu.c: what every screen uses ---- */

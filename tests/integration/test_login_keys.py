@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from harness import PW, hook, raw_read
+from harness import CTRL_X, PW, hook, raw_read
 from players import started
 
 
@@ -98,6 +98,36 @@ def test_mail_shown_after_the_login_is_not_dismissed_by_its_keys(daemon, clients
     t.wait_for("second breakfast at noon")
     t.pump(quiet=0.5)
     assert "Press any key." in t.text(), t.text()
+
+
+def test_mail_waits_for_the_menu_when_the_keys_start_the_game(daemon, clients):
+    """p typed with the password goes straight into the game, unhindered by
+    the mail; the mail shows when the player is back at the menu."""
+    a = clients(daemon.port).connected()
+    a.register("gaffer")
+    b = clients(daemon.port).connected()
+    b.register("daisy")
+    b.close()
+    a.menu("m", ("To:", "daisy"), ("Message:", "the taters are in"))
+    a.wait_for("Message left for daisy.")
+    t = clients(daemon.port).connected()
+    logging_in(t, "daisy")
+    t.send(PW + "\rp", settle=False)
+    daemon.wait_log(r"game start user=daisy game=\d+")
+    t.wait_for("Choose a race.")
+    t.send("l", settle=False)
+    t.wait_for("Welcome, daisy the ")
+    assert "the taters are in" not in t.text(), t.text()
+    t.send(CTRL_X, settle=False)  # back to the menu
+    t.wait_for("the taters are in")
+    t.wait_for("Press any key.")
+    t.send("x", settle=False)  # dismissed: the menu, the mail seen
+    t.wait_for("Your choice")
+    t.close()
+    t = clients(daemon.port).connected()
+    t.login("daisy")
+    t.pump(quiet=0.8)
+    assert "the taters are in" not in t.text(), t.text()
 
 
 def test_keys_typed_with_a_new_password_reach_the_menu(daemon, clients):
