@@ -311,11 +311,15 @@ int main(int argc, char **argv)
         log_error("cannot start the loop: %s", uv_strerror(uerr));
         return 1;
     }
-    server_init(&srv, &loop);
+    int ret = server_init(&srv, &loop); /* no random keys: its tables open to floods */
+    if (ret)
+        log_error("libsodium cannot start (sodium_init failed): the tables of names and "
+                  "addresses need its random keys");
     hooks_t hooks = {0};
     hooks_register(&hooks);
     srv.hooks = &hooks;
-    int ret = hooks.full          ? (log_error("hooks: a list is full (HOOKS_MAX)"), -1)
+    if (ret == 0)
+        ret = hooks.full          ? (log_error("hooks: a list is full (HOOKS_MAX)"), -1)
               : pool_start(&loop) ? -1
                                   : server_open(&srv);
     if (ret == 0) {

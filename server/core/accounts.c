@@ -256,11 +256,14 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
     accounts_t *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
+    if (hmap_secret_init(&a->secret)) {
+        free(a);
+        return NULL;
+    }
     a->loop = loop;
     a->db = db;
     for (int i = 0; i < THR_BUCKETS; i++)
         list_init(&a->buckets[i]);
-    hmap_secret_init(&a->secret);
     if (cfg)
         a->cfg = *cfg;
     else

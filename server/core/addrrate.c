@@ -4,7 +4,6 @@
  * the array full, takes the place of the first. */
 #include "addrrate.h"
 #include <pthread.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hmap.h"
@@ -30,15 +29,18 @@ struct addrrate {
 
 addrrate_t *addrrate_new(unsigned per_sec, unsigned burst)
 {
-    if (per_sec == 0 || sodium_init() < 0)
+    if (per_sec == 0)
         return NULL;
     addrrate_t *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
+    if (hmap_secret_init(&r->secret)) {
+        free(r);
+        return NULL;
+    }
     pthread_mutex_init(&r->mu, NULL);
     r->per_sec = per_sec;
     r->burst = burst ? burst : 1;
-    hmap_secret_init(&r->secret);
     hmap_init(&r->by_addr);
     list_init(&r->lru);
     return r;

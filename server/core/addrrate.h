@@ -30,7 +30,8 @@
 typedef struct addrrate addrrate_t;
 
 /* per_sec knocks a second from one address, bursts of burst (at least 1).
- * NULL when per_sec is 0 (no limit) or out of memory. */
+ * NULL when per_sec is 0 (no limit), out of memory or libsodium cannot
+ * start (hmap_secret_init). */
 addrrate_t *addrrate_new(unsigned per_sec, unsigned burst);
 void addrrate_free(addrrate_t *r); /* NULL is fine */
 

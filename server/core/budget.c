@@ -68,9 +68,12 @@ budget_t *budget_new(int max_total, int max_per_addr)
         return NULL;
     b->max_total = max_total;
     b->max_per_addr = max_per_addr;
+    if (hmap_secret_init(&b->secret)) {
+        free(b);
+        return NULL;
+    }
     pthread_mutex_init(&b->mu, NULL);
     hmap_init(&b->addrs);
-    hmap_secret_init(&b->secret);
     return b;
 }
 

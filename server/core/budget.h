@@ -31,7 +31,7 @@ typedef struct {
     char addr[BUDGET_ADDR_MAX]; /* the key charged; "" = the total only */
 } budget_slot_t;
 
-/* NULL when out of memory. */
+/* NULL when out of memory or libsodium cannot start (hmap_secret_init). */
 budget_t *budget_new(int max_total, int max_per_addr);
 void budget_free(budget_t *b); /* NULL is fine; every slot must be released */
 

@@ -72,7 +72,9 @@ typedef struct {
 } hmap_secret_t;
 
 /* A fresh random secret. 0, or -1 when libsodium cannot start (the
- * secret is then all zeros: still a working hash, only not secret). */
+ * secret is then all zeros: a working hash, but not secret, so a table
+ * keyed by it is open to flooding). Every caller checks: a table must not
+ * be made without its secret. */
 int hmap_secret_init(hmap_secret_t *sec);
 uint64_t hmap_hash_keyed(const hmap_secret_t *sec, const void *data, size_t n);
 uint64_t hmap_hash_keyed_str(const hmap_secret_t *sec, const char *s);

@@ -60,10 +60,13 @@ logcap_t *logcap_new(uint64_t window_ms)
     logcap_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    if (hmap_secret_init(&c->secret)) {
+        free(c);
+        return NULL;
+    }
     pthread_mutex_init(&c->mu, NULL);
     c->window = window_ms ? window_ms : LOGCAP_WINDOW_MS;
     hmap_init(&c->by_key);
-    hmap_secret_init(&c->secret);
     list_init(&c->lru);
     return c;
 }

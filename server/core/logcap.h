@@ -42,7 +42,8 @@ typedef struct {
     unsigned max;      /* lines from all addresses per window; 0: LOGCAP_KIND_MAX */
 } logcap_kind_t;
 
-/* window_ms 0: LOGCAP_WINDOW_MS. NULL when out of memory. */
+/* window_ms 0: LOGCAP_WINDOW_MS. NULL when out of memory or libsodium
+ * cannot start (hmap_secret_init). */
 logcap_t *logcap_new(uint64_t window_ms);
 void logcap_free(logcap_t *c); /* NULL is fine */
 

@@ -17,7 +17,7 @@ uint64_t now_ms(const server_t *s)
     return uv_now(s->loop);
 }
 
-void server_init(server_t *s, uv_loop_t *loop)
+int server_init(server_t *s, uv_loop_t *loop)
 {
     s->loop = loop;
     s->hooks = &hooks_none;
@@ -33,11 +33,12 @@ void server_init(server_t *s, uv_loop_t *loop)
     list_init(&s->recency_late);
     list_init(&s->watched);
     list_init(&s->snaps_due);
-    hmap_secret_init(&s->name_secret);
+    int keyed = hmap_secret_init(&s->name_secret);
     buf_init(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_init(&s->enc[i]);
     buf_init(&s->enc_json);
+    return keyed;
 }
 
 void server_bufs_free(server_t *s)

@@ -137,8 +137,9 @@ struct server {
 /* The loop's clock in milliseconds (uv_now: the time this turn began). */
 uint64_t now_ms(const server_t *s);
 /* server.c: a loop's lists and buffers (no hooks yet: hooks_none); the
- * buffers freed */
-void server_init(server_t *s, uv_loop_t *loop);
+ * buffers freed. -1 when libsodium cannot start (hmap_secret_init): s is
+ * made all the same, to be freed, but must not serve. */
+int server_init(server_t *s, uv_loop_t *loop);
 /* Once a second on every loop: ticks, the tick observers (hooks.h), then
  * the sessions' clocks (session_tick). */
 void server_tick(server_t *s);

@@ -285,7 +285,10 @@ static shard_rt_t *shard_new(server_t *home, int i)
     uv_cond_init(&rt->cv);
     rt->park.data = rt;
     server_t *k = &rt->srv;
-    server_init(k, &rt->loop);
+    if (server_init(k, &rt->loop)) { /* no mailbox: shards_start stops */
+        log_error("loop %d: libsodium cannot start", i);
+        return rt;
+    }
     k->hooks = home->hooks; /* read-only, shared */
     k->cfg = home->cfg;     /* read-only; its game list is home's */
     k->content = home->content;

@@ -1,6 +1,7 @@
 """warrend through the real telnet program: accounts, play, resume, takeover,
 crash recovery, spectating, bad input, shutdown. Each test runs its own
 daemon (the ASan build when present) on a free port with a fresh database."""
+import os
 import random
 import re
 import signal
@@ -10,7 +11,8 @@ import time
 
 import pytest
 
-from harness import CTRL_X, PW, daemon_exe, free_port, hook, new_game, program, raw_read, replay
+from harness import (ASAN_OPTIONS, CTRL_X, PW, SANITIZER_WORDS, daemon_exe, free_port, hook,
+                     new_game, program, raw_read, replay)
 
 MOVES = "hjklyubn"
 
@@ -49,6 +51,29 @@ def test_help_version_and_bad_config(bindir, tmp_path):
     assert out.returncode != 0 and "unknown setting" in out.stderr
     out = subprocess.run([exe, "--grace", "abc"], capture_output=True, text=True, timeout=20)
     assert out.returncode != 0 and "grace" in out.stderr
+
+
+def test_a_libsodium_that_cannot_start_stops_the_daemon(bindir, tmp_path):
+    """libsodium's random keys guard the tables of names and addresses
+    against flooding: if it cannot start (here a sodium_init preloaded
+    over libsodium's fails) the daemon says so and stops, cleanly, before
+    it listens."""
+    src, shim = tmp_path / "nosodium.c", tmp_path / "nosodium.so"
+    src.write_text("int sodium_init(void) { return -1; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src)], check=True, timeout=60)
+    port = free_port()
+    # the sanitizer's runtime is not first in the list with a library preloaded
+    env = dict(os.environ, LD_PRELOAD=str(shim),
+               ASAN_OPTIONS=ASAN_OPTIONS + ":verify_asan_link_order=0")
+    out = subprocess.run([str(daemon_exe(bindir)), "--db", str(tmp_path / "w.db"), "--telnet",
+                          f"127.0.0.1:{port}", "--http", "", "--test-hooks"],
+                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    said = out.stdout + out.stderr
+    assert out.returncode == 1, said
+    assert "libsodium cannot start" in said, said
+    assert "ready" not in said and "listening" not in said, said
+    assert not (tmp_path / "w.db").exists()  # stopped before it opened anything
+    assert not any(w in said for w in SANITIZER_WORDS), said
 
 
 def test_config_file_sets_port(start_daemon, tmp_path, clients):

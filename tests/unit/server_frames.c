@@ -51,7 +51,7 @@ START_TEST(one_grid_a_game_and_the_loop_draws_in_its_own)
     server_t srv;
     memset(&srv, 0, sizeof srv);
     ck_assert_int_eq(uv_loop_init(&loop), 0);
-    server_init(&srv, &loop);
+    ck_assert_int_eq(server_init(&srv, &loop), 0);
     draws = 0;
     session_t *a = session_new(&srv, 1, 1, "amy", &TEST_OPS);
     session_t *b = session_new(&srv, 2, 2, "bob", &TEST_OPS);
@@ -172,7 +172,7 @@ static void crowd_open(crowd_t *cr, int n)
 {
     memset(cr, 0, sizeof *cr);
     ck_assert_int_eq(uv_loop_init(&cr->loop), 0);
-    server_init(&cr->srv, &cr->loop);
+    ck_assert_int_eq(server_init(&cr->srv, &cr->loop), 0);
     cr->hk = hooks_none;
     cr->hk.watcher_draw = tw_draw, cr->hk.watcher_own = tw_own, cr->hk.watcher_footer = tw_footer;
     cr->srv.hooks = &cr->hk;
@@ -363,7 +363,7 @@ START_TEST(frames_drawn_in_place_send_what_a_whole_copy_sends)
     server_t srv;
     memset(&srv, 0, sizeof srv);
     ck_assert_int_eq(uv_loop_init(&loop), 0);
-    server_init(&srv, &loop);
+    ck_assert_int_eq(server_init(&srv, &loop), 0);
     srv.cfg.input_rate = 100;
     rnd = 7;
     session_t *a = session_new(&srv, 1, 1, "amy", &RAND_OPS);

@@ -49,7 +49,7 @@ static void fx_init(fx_t *f)
 {
     memset(f, 0, sizeof *f);
     ck_assert_int_eq(uv_loop_init(&f->loop), 0);
-    server_init(&f->srv, &f->loop);
+    ck_assert_int_eq(server_init(&f->srv, &f->loop), 0);
     for (int i = 0; i < OUTHOLD_CONNS + 2; i++)
         f->c[i] = (hconn_t){.c = {.srv = &f->srv, .ops = &HC_OPS}, .name = (char)('A' + i)};
     buf_init(&sent);

@@ -66,8 +66,8 @@ static void pair_open(pair_t *p)
     p->main_thread = uv_thread_self();
     ck_assert_int_eq(uv_loop_init(&p->la), 0);
     ck_assert_int_eq(uv_loop_init(&p->lb), 0);
-    server_init(&p->a, &p->la);
-    server_init(&p->b, &p->lb);
+    ck_assert_int_eq(server_init(&p->a, &p->la), 0);
+    ck_assert_int_eq(server_init(&p->b, &p->lb), 0);
     ck_assert_int_eq(shard_mailbox_open(&p->a), 0);
     ck_assert_int_eq(shard_mailbox_open(&p->b), 0);
     ck_assert_int_eq(uv_thread_create(&p->tb, run_b, p), 0);
