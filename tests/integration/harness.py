@@ -573,6 +573,32 @@ def hook(daemon, client, user):
             "seq": int(m.group(4))}
 
 
+def login_then(port, name, then=b"", pw=PW):
+    """A raw socket (each send one packet, as telnet's line-at-a-time never
+    is) that logs in as name from the main menu: l, the name, then pw,
+    Enter and then in one packet, so then is typed while the login is
+    checked. Returns the socket (the caller closes it); waits for no answer."""
+    s = socket.create_connection(("127.0.0.1", port))
+    raw_read(s, 10, b"Your choice")
+    s.sendall(b"l")
+    raw_read(s, 10, b"Name:")
+    s.sendall(name.encode() + b"\r")
+    raw_read(s, 10, b"Password:")
+    s.sendall(pw.encode() + b"\r" + then)
+    s.settimeout(10)
+    return s
+
+
+def raw_hook(daemon, sock, user):
+    """login_then's hook: presses the hash key on a raw socket once the keys
+    before it had a moment; returns the game's dict(hash, seed, turn, seq)."""
+    time.sleep(0.5)
+    sock.sendall(F12.encode())
+    m = daemon.wait_log(rf"hook user={user} game=\d+ hash=([0-9a-f]+) seed=(\d+) turn=(\d+) seq=(\d+)")
+    return {"hash": m.group(1), "seed": int(m.group(2)), "turn": int(m.group(3)),
+            "seq": int(m.group(4))}
+
+
 def stored_hook(daemon, client, user, tries=100):
     """The game's hook once every key typed is stored: dict(game, hash,
     seed, seq)."""

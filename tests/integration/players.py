@@ -3,7 +3,7 @@ character over telnet, watching a game from the menu, quitting one, and a
 web account (its session, or a Web client holding it)."""
 import re
 
-from harness import PW, Web, new_game
+from harness import PW, Web, hook, new_game
 
 
 def started(d, t, name):
@@ -14,6 +14,20 @@ def started(d, t, name):
     t.send("l")
     t.wait_for(f"Welcome, {name} the ")
     return gid
+
+
+def left_to_its_grace(d, t, name):
+    """A new account on t playing a new character two waits in, then the
+    connection dropped and the game's grace (--grace 1) over: the game is
+    saved and freed, so p loads it from the database. Returns its hook
+    (harness.hook) before the drop."""
+    started(d, t, name)
+    t.play_keys("..")
+    before = hook(d, t, name)
+    t.close()
+    d.wait_log(rf"detach user={name}")
+    d.wait_log(rf"grace over user={name} game=\d+: saved and freed", timeout=15)
+    return before
 
 
 def watch(d, t, name):
