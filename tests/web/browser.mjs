@@ -6,7 +6,7 @@
 //   node tests/web/browser.mjs BASE_URL ARTIFACT_DIR
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { mkdirSync } from 'node:fs';
-import { launch, termLines as lines, waitText } from './chromium.mjs';
+import { finish, launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -99,8 +99,5 @@ try {
   await lp.screenshot({ path: `${artifacts}/web-lobby.png` });
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

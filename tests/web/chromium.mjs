@@ -38,3 +38,12 @@ export function waitText(page, text, timeout = 15000) {
     return false;
   }, text, { timeout });
 }
+
+// A script's end: closes the browser, prints out (JSON) for the test that
+// ran it, and exits 1 if out.errors holds any, 0 otherwise. A browser that
+// fails to close is one more error.
+export async function finish(browser, out) {
+  await browser.close().catch((e) => out.errors.push(`close: ${e.stack || e}`));
+  console.log(JSON.stringify(out));
+  process.exit(out.errors.length ? 1 : 0);
+}

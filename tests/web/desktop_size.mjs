@@ -8,7 +8,7 @@
 //   node tests/web/desktop_size.mjs BASE_URL ARTIFACT_DIR NAME WATCHER PASSWORD GAME WIDTHxHEIGHT
 // NAME and WATCHER are registered here. Prints one JSON object.
 import { mkdirSync } from 'node:fs';
-import { launch, waitText } from './chromium.mjs';
+import { finish, launch, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, watcher, password, game, view] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -63,8 +63,5 @@ try {
   }
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

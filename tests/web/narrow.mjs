@@ -5,7 +5,7 @@
 //   node tests/web/narrow.mjs BASE_URL GAME_ID PLAYER ARTIFACT_DIR
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { mkdirSync } from 'node:fs';
-import { launch } from './chromium.mjs';
+import { finish, launch } from './chromium.mjs';
 
 const [base, game, player, artifacts] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -33,8 +33,5 @@ try {
   }
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

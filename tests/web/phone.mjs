@@ -9,7 +9,7 @@
 // NAME and NAME2 (NAME with a 2) are registered here; WATCHED plays NetHack
 // at 80x24 (the Python side keeps it open). Prints one JSON object.
 import { mkdirSync } from 'node:fs';
-import { launch, termLines as lines, waitText } from './chromium.mjs';
+import { finish, launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password, watched] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -206,8 +206,5 @@ try {
   await shootAll(vpage, 'watch', out.watch);
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

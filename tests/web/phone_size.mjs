@@ -7,7 +7,7 @@
 //   node tests/web/phone_size.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD GAME
 // NAME is registered here. Prints one JSON object.
 import { mkdirSync } from 'node:fs';
-import { launch, waitText } from './chromium.mjs';
+import { finish, launch, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password, game] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -58,8 +58,5 @@ try {
   }
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

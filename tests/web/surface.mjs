@@ -8,7 +8,7 @@
 // NAME is a registered account without a game; WATCHED plays at 80x24
 // (the Python side keeps its game open). Prints one JSON object.
 import { mkdirSync } from 'node:fs';
-import { launch, waitText } from './chromium.mjs';
+import { finish, launch, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password, watched] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -124,8 +124,5 @@ try {
   await np.screenshot({ path: `${artifacts}/surface-lobby-nojs.png` });
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);
