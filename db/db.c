@@ -1249,6 +1249,11 @@ int64_t db_next_game_id_(db_t *db)
     return db_ids_next(&db->core->ids);
 }
 
+int64_t db_game_id_take(db_t *db)
+{
+    return db_next_game_id_(db);
+}
+
 /* db_ids.c asks for more game ids. */
 static void wake_writer(void *ud)
 {

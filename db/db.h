@@ -345,6 +345,11 @@ void db_user_set_locked(db_t *db, int64_t user, bool locked, db_done_cb cb, void
  * already has a live game, and then everything later queued for that id
  * fails too. */
 int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud);
+/* An id from the same counter with no game row: a hosted game's (its
+ * session's id is its negation, hostgame.h), so nodes sharing one
+ * database name each other's hosted games alike. > 0, or DB_ERR when the
+ * database gives none (within the wait db_game_create has too). */
+int64_t db_game_id_take(db_t *db);
 void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb cb, void *ud);
 /* Ends a game: the end record, state FINISHED, the milestones (replacing any
  * stored) and the dump; deletes its snapshots (permadeath). The journal is
@@ -560,7 +565,8 @@ void db_peer_games_changed(db_t *db, int64_t cursor, db_peer_games_cb cb, void *
  * when its heartbeat last said what its games show (db_lease_renew; the
  * database's clock, ms; 0: never), age_ms how long ago; games, what it
  * said (peersum.h; len bytes, borrowed for the callback) when at is not
- * known_at, else NULL. DB_ENOTFOUND when node holds no lease. */
+ * known_at, else NULL. DB_ENOTFOUND when node's heartbeat lapsed and it
+ * holds no lease. */
 typedef struct {
     bool alive;
     int64_t at, age_ms;
@@ -569,6 +575,9 @@ typedef struct {
 } db_peer_node_t;
 typedef void (*db_peer_node_cb)(void *ud, int status, const db_peer_node_t *row);
 void db_peer_node(db_t *db, const char *node, int64_t known_at, db_peer_node_cb cb, void *ud);
+/* The nodes but node whose heartbeat is fresh: their names, separated
+ * by ',' ("" when none). */
+void db_peer_nodes(db_t *db, const char *node, db_text_cb cb, void *ud);
 /* Tombstones older than ms (the database's clock) are forgotten. */
 void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud);
 

@@ -185,11 +185,13 @@ void db_file_close(db_file_t *f, bool lost);
     ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "               \
     "ORDER BY x.chg"
 /* A node's heartbeat fresh or not, when it last said what its games show
- * and how long ago, and that (the text) only when it said it since ?2. */
+ * and how long ago, and that (the text) only when it said it since ?2;
+ * no row for a lapsed node holding no lease. */
 #define DB_PEER_NODE(now)                                                                      \
     "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END, games_at, " now " - games_at, "    \
     "CASE WHEN games_at <> ?2 THEN 1 ELSE 0 END, CASE WHEN games_at <> ?2 THEN games ELSE '' " \
-    "END FROM nodes WHERE node = ?1 AND EXISTS (SELECT 1 FROM leases WHERE node = ?1)"
+    "END FROM nodes WHERE node = ?1 AND (expires >= " now " OR EXISTS (SELECT 1 FROM leases "  \
+    "WHERE node = ?1))"
 /* An event between nodes (db_listen.c): its row in node_events, numbered
  * by the writing transaction's id as migration 13's lease feed, and its
  * NOTIFY "ID XID KEY PAYLOAD", both in the writer's transaction; neither
@@ -341,6 +343,11 @@ void db_file_close(db_file_t *f, bool lost);
       DB_BOTH(DB_PEER_CHANGED(""), DB_PEER_CHANGED(" AND chg < " DB_XMIN_PG)))                     \
     X(PEER_NODE, "ti", ROW, peer_node,                                                             \
       DB_BOTH(DB_PEER_NODE(DB_NOW_MS_LITE), DB_PEER_NODE(DB_NOW_MS_PG)))                           \
+    X(PEER_NODES, "t", ROW, text,                                                                  \
+      DB_BOTH("SELECT COALESCE(group_concat(node, ','), '') FROM nodes WHERE node <> ?1 AND "      \
+              "expires >= " DB_NOW_MS_LITE,                                                        \
+              "SELECT COALESCE(string_agg(node, ','), '') FROM nodes WHERE node <> ?1 AND "        \
+              "expires >= " DB_NOW_MS_PG))                                                         \
     X(PEER_PRUNE, "i", RUN, none,                                                                  \
       DB_BOTH("DELETE FROM lease_gone WHERE at < " DB_NOW_MS_LITE " - ?1",                         \
               "DELETE FROM lease_gone WHERE at < " DB_NOW_MS_PG " - ?1"))                          \

@@ -5,7 +5,9 @@
  * idle cluster costs a read of nothing, whatever its number of games.
  * And each other node's heartbeat row (db_peer_node): fresh or not, and
  * what its heartbeat says of its games (a text, migration 17) only when
- * it said something since the reader's last look. */
+ * it said something since the reader's last look, and the names of the
+ * nodes whose heartbeat is fresh (db_peer_nodes: one that runs only
+ * hosted games holds no lease, and is found so). */
 #include <stdlib.h>
 #include "db_internal.h"
 
@@ -74,6 +76,12 @@ void db_peer_node(db_t *db, const char *node, int64_t known_at, db_peer_node_cb 
 {
     db_queue(db, DB_ON(peer_node, cb, ud), 0, DB_STMT_PEER_NODE,
              DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX), DB_INT(known_at)));
+}
+
+void db_peer_nodes(db_t *db, const char *node, db_text_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(text, cb, ud), 0, DB_STMT_PEER_NODES,
+             DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX)));
 }
 
 void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud)

@@ -36,6 +36,8 @@ typedef struct link {
     char addr[64];
     bool ready, outbound, closing, want_key;
     bool pending;    /* called in, its HELLO not yet through: counted in npending */
+    bool versioned;  /* this node's call sent its version (peerwire.h: HELLO) */
+    int version;     /* the other node's stream (its HELLO's) */
     uint64_t opened; /* when it was accepted (uv_now) */
     uint8_t *in;
     size_t in_len, in_cap;
@@ -84,6 +86,11 @@ typedef struct {
     bool summed;          /* its node's heartbeat said it: w, h and last_key_ms too */
     int w, h;             /* its player's terminal (0 x 0: nobody plays it) */
     uint64_t last_key_ms; /* its player's last key, by home's clock (now_ms) */
+    /* a hosted game (a negative id): what its node's heartbeat says of it,
+     * its only word (no lease, no row) */
+    bool hosted;
+    char kind[32], kind_name[64];
+    int min_w, min_h;
 } pgame_t;
 
 /* Another node's live game as the list read it, counted in "playing now"
@@ -142,6 +149,11 @@ struct peers {
     pnode_t nodes[PEER_LINKS_MAX];
     int nnodes;
     buf_t out; /* a message being encoded */
+    /* nodes that hung up on a HELLO with a version (an older build):
+     * called without it since */
+    char plain[PEER_LINKS_MAX][PEER_TEXT_MAX + 1];
+    int nplain;
+    bool asking_nodes; /* the fresh nodes' names are asked */
     /* what this node's games show, for its heartbeat (peer_summary) */
     buf_t sum;
     uint64_t sum_hash; /* of the last one given */
@@ -378,11 +390,18 @@ static bool own_game(const session_t *s)
     return s && s->game && !s->dead && !s->ended && !s->mirror;
 }
 
+/* Whether s is a live hosted game of this node's (streamed, summed with
+ * what lists need of it: no other node has a row of it). */
+static bool own_hosted(const session_t *s)
+{
+    return s && !s->game && s->game_id < 0 && !s->dead && !s->ended && !s->mirror;
+}
+
 /* On game's loop: the session that may be streamed, or NULL. */
 static session_t *loop_game(server_t *k, int64_t game)
 {
     session_t *s = session_find_game(k, game);
-    return own_game(s) ? s : NULL;
+    return own_game(s) || own_hosted(s) ? s : NULL;
 }
 
 static void loop_feed_free(session_t *s)
@@ -558,6 +577,15 @@ static uint64_t sum_game(peers_t *p, const session_t *s, uint64_t now, uint64_t 
     snprintf(g.race, sizeof g.race, "%s", st.race);
     snprintf(g.cls, sizeof g.cls, "%s", st.cls);
     g.idle_ms = now > s->last_key_ms ? now - s->last_key_ms : 0;
+    if (own_hosted(s)) { /* what another node lists it by */
+        g.max_depth = st.depth;
+        snprintf(g.kind, sizeof g.kind, "%s", s->kind);
+        snprintf(g.name, sizeof g.name, "%s", s->kind_name);
+        snprintf(g.player, sizeof g.player, "%s", s->user);
+        g.user = s->user_id;
+        g.min_w = s->min_w, g.min_h = s->min_h;
+        g.away = !s->player;
+    }
     peersum_put(&p->sum, &g);
     g.idle_ms = s->last_key_ms;
     return hash_mix(h, &g, sizeof g);
@@ -577,7 +605,7 @@ const char *peer_summary(server_t *home)
         uint64_t now = now_ms(k);
         LIST_EACH (it, &k->sessions) {
             const session_t *s = LIST_ITEM(it, session_t, node);
-            if (!own_game(s) || n == PEERSUM_GAMES_MAX)
+            if ((!own_game(s) && !own_hosted(s)) || n == PEERSUM_GAMES_MAX)
                 continue;
             h = sum_game(p, s, now, h);
             n++;
@@ -634,23 +662,41 @@ typedef struct {
     int64_t game;
 } holder_t;
 
-static void on_holder(void *ud, int status, const char *node, size_t len)
+/* The node running h's game is node (NULL: none): asked for it. */
+static void holder_found(holder_t *h, const char *node)
 {
-    holder_t *h = ud;
     mirror_t *m = mirror_find(h->p, h->game);
-    (void)len;
     free(h);
     if (!m || m->p->stopped || !m->asked)
         return; /* gone, or its watchers left meanwhile */
-    link_t *l = status == DB_OK ? link_named(m->p, node) : NULL;
-    if (status == DB_OK && !l)
+    link_t *l = node ? link_named(m->p, node) : NULL;
+    if (node && !l)
         l = link_connect(m->p, node);
     if (!l) {
-        mirror_drop(m, status == DB_OK ? "That game's server cannot be reached from here."
-                                       : "That game is not running anymore.");
+        mirror_drop(m, node ? "That game's server cannot be reached from here."
+                            : "That game is not running anymore.");
         return;
     }
     mirror_ask(m, l);
+}
+
+static void on_holder(void *ud, int status, const char *node, size_t len)
+{
+    (void)len;
+    holder_found(ud, status == DB_OK ? node : NULL);
+}
+
+/* A hosted game's node is the one whose heartbeat names it (it has no
+ * lease): asked from home's next turn, as a lease holder's answer is. */
+static void hosted_holder(server_t *home, void *ud)
+{
+    holder_t *h = ud;
+    mirror_t *m = home->peer ? mirror_find(home->peer, h->game) : NULL;
+    if (!m) {
+        free(h);
+        return;
+    }
+    holder_found(h, m->st.node);
 }
 
 /* The first watcher came: the game's holder is looked up and asked. */
@@ -662,7 +708,10 @@ static void remote_watched(session_t *s)
         return;
     m->asked = true;
     *h = (holder_t){m->p, s->game_id};
-    db_lease_holder(m->p->home->db, s->game_id, on_holder, h);
+    if (!m->st.hosted)
+        db_lease_holder(m->p->home->db, s->game_id, on_holder, h);
+    else if (shard_post(m->p->home, hosted_holder, h))
+        free(h);
 }
 
 static void remote_draw(const session_t *s, screen_t *scr, const session_view_t *v)
@@ -679,7 +728,7 @@ static bool remote_status(const session_t *s, session_status_t *st)
     snprintf(st->cls, sizeof st->cls, "%s", m->st.cls);
     st->depth = m->st.depth, st->max_depth = m->st.max_depth, st->xl = m->st.xl;
     st->turn = (uint64_t)m->st.turns;
-    return true;
+    return !m->st.hosted; /* a hosted game's race and class are not known */
 }
 
 /* Played there now (as the list says), at the size its frames have while
@@ -779,9 +828,16 @@ static void mirror_new(peers_t *p, entry_t *e)
     list_remove(&e->wait);
     p->nwaiting--;
     s->bk = m;
-    s->mirror = true; /* its player's own lookups pass it by (session.c) */
-    snprintf(s->kind, sizeof s->kind, "warren"); /* listed and watched as one of ours */
-    snprintf(s->kind_name, sizeof s->kind_name, "Warren");
+    s->mirror = true;   /* its player's own lookups pass it by (session.c) */
+    if (e->st.hosted) { /* listed and watched as the hosted game it is there */
+        snprintf(s->kind, sizeof s->kind, "%s", e->st.kind);
+        snprintf(s->kind_name, sizeof s->kind_name, "%s", e->st.kind_name);
+        s->min_w = e->st.min_w > s->min_w ? e->st.min_w : s->min_w;
+        s->min_h = e->st.min_h > s->min_h ? e->st.min_h : s->min_h;
+    } else { /* listed and watched as one of ours */
+        snprintf(s->kind, sizeof s->kind, "warren");
+        snprintf(s->kind_name, sizeof s->kind_name, "Warren");
+    }
     list_push_back(&p->mirrors, &m->node);
     p->nmirrors++;
 }
@@ -888,24 +944,38 @@ static void entry_sum(peers_t *p, entry_t *e)
     st->turns = (int64_t)g->turn;
     st->w = g->w, st->h = g->h;
     st->last_key_ms = n->sum_base > g->idle_ms ? n->sum_base - g->idle_ms : 0;
+    if (!st->hosted)
+        return;
+    st->away = g->away;
+    snprintf(st->kind, sizeof st->kind, "%s", g->kind[0] ? g->kind : "hosted");
+    snprintf(st->kind_name, sizeof st->kind_name, "%s", g->name[0] ? g->name : st->kind);
+    st->min_w = g->min_w, st->min_h = g->min_h;
 }
 
-/* Row r of another node's live game: listed, or its entry brought up to date. */
-static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
+/* game's entry, made (waiting for a mirror) when there is none; NULL past
+ * the cap or out of memory. */
+static entry_t *entry_of(peers_t *p, int64_t game, int64_t user, const char *player)
 {
-    entry_t *e = entry_get(p, r->g.id);
+    entry_t *e = entry_get(p, game);
     if (!e && p->nentries < ENTRIES_MAX && (e = calloc(1, sizeof *e))) {
-        if (keyed_add(&p->entry_by_game, &e->key, r->g.id) < 0) {
+        if (keyed_add(&p->entry_by_game, &e->key, game) < 0) {
             free(e);
             return NULL;
         }
-        e->user = r->g.user;
-        snprintf(e->player, sizeof e->player, "%s", r->g.player);
+        e->user = user;
+        snprintf(e->player, sizeof e->player, "%s", player);
         list_init(&e->wait);
         list_push_back(&p->entries, &e->node);
         p->nentries++;
         entry_wait(p, e, 0);
     }
+    return e;
+}
+
+/* Row r of another node's live game: listed, or its entry brought up to date. */
+static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
+{
+    entry_t *e = entry_of(p, r->g.id, r->g.user, r->g.player);
     if (!e)
         return NULL;
     pgame_of(&e->st, r);
@@ -968,7 +1038,7 @@ static void on_full(void *ud, int status, const db_peer_game_t *rows, size_t n)
     }
     LIST_EACH (it, &p->entries) {
         entry_t *e = LIST_ITEM(it, entry_t, node);
-        if (e->seen != read)
+        if (e->seen != read && !e->st.hosted) /* hosted: their nodes' heartbeats say */
             entry_del(p, e, "That game ended.");
     }
     if (n >= ENTRIES_MAX)
@@ -1081,23 +1151,55 @@ static void node_said(peers_t *p, pnode_t *n, const db_peer_node_t *r)
     }
 }
 
+/* n's hosted games as its heartbeat last said them (none while it
+ * lapsed): listed, and those it no longer names gone. */
+static void hosted_sync(peers_t *p, pnode_t *n)
+{
+    for (size_t i = 0; i < n->nsum && !n->lapsed; i++) {
+        const peersum_game_t *g = &n->sum[i];
+        entry_t *e = g->game < 0 && g->user > 0 && g->player[0]
+                         ? entry_of(p, g->game, g->user, g->player)
+                         : NULL;
+        if (!e || (e->st.node[0] && strcmp(e->st.node, n->name)))
+            continue; /* not a hosted game's line, or named by two nodes: the first kept */
+        snprintf(e->st.node, sizeof e->st.node, "%s", n->name);
+        e->st.hosted = true;
+        entry_sum(p, e);
+        if (e->m)
+            mirror_show(e->m, &e->st);
+    }
+    LIST_EACH (it, &p->entries) {
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        if (e->st.hosted && !strcmp(e->st.node, n->name) &&
+            (n->lapsed || !peersum_find(n->sum, n->nsum, e->key.game)))
+            entry_del(p, e, "That game ended.");
+    }
+    publish_count(p);
+}
+
 static void on_node(void *ud, int status, const db_peer_node_t *r)
 {
     alive_t *a = ud;
     peers_t *p = a->p;
     pnode_t *n = p->stopped ? NULL : node_named(p, a->name);
     p->rows += status == DB_OK;
-    if (n && status == DB_ENOTFOUND) { /* it holds nothing: forgotten */
+    if (n && status == DB_ENOTFOUND) { /* lapsed, holding nothing: forgotten */
         free(n->sum);
+        n->sum = NULL, n->nsum = 0;
+        n->lapsed = true;
+        hosted_sync(p, n); /* its hosted games go */
         *n = p->nodes[--p->nnodes];
     } else if (n && status == DB_OK) {
+        bool back = r->alive && n->lapsed;
         n->asking = false;
         if (r->games)
             node_said(p, n, r);
         if (!r->alive && !n->lapsed)
             nodes_lapse(p, n);
-        else if (r->alive && n->lapsed)
+        else if (back)
             node_seen(p, n->name);
+        if (r->games || back)
+            hosted_sync(p, n);
     } else if (n)
         n->asking = false;
     free(a);
@@ -1117,6 +1219,27 @@ static void nodes_check(peers_t *p)
     }
 }
 
+/* The nodes whose heartbeat is fresh: known from now on (one running only
+ * hosted games holds no lease, so no row of the list names it). */
+static void on_nodes(void *ud, int status, const char *names, size_t len)
+{
+    peers_t *p = ud;
+    p->asking_nodes = false;
+    if (status != DB_OK || p->stopped || !names)
+        return;
+    for (const char *at = names, *end = names + len; at < end;) {
+        const char *comma = memchr(at, ',', (size_t)(end - at));
+        size_t n = comma ? (size_t)(comma - at) : (size_t)(end - at);
+        char name[PEER_TEXT_MAX + 1];
+        if (n && n <= PEER_TEXT_MAX) {
+            memcpy(name, at, n);
+            name[n] = 0;
+            node_seen(p, name);
+        }
+        at += n + 1;
+    }
+}
+
 void peer_tick(server_t *home)
 {
     peers_t *p = home->peer;
@@ -1132,6 +1255,10 @@ void peer_tick(server_t *home)
     }
     db_peer_games_changed(home->db, p->cursor, on_changes, p);
     nodes_check(p);
+    if (!p->asking_nodes) {
+        p->asking_nodes = true;
+        db_peer_nodes(home->db, home->cfg.node, on_nodes, p);
+    }
     if (p->reads % PRUNE_EVERY == 0)
         db_peer_prune(home->db, TOMBSTONE_MS, NULL, NULL);
 }
@@ -1337,7 +1464,7 @@ static void links_sweep(peers_t *p, bool full)
 static void link_ready(link_t *l)
 {
     l->ready = true;
-    log_info("peer link %s (%s) ready", l->name, l->addr);
+    log_info("peer link %s (%s) ready, version %d", l->name, l->addr, l->version);
     LIST_EACH (it, &l->p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
         if (m->l == l)
@@ -1353,6 +1480,7 @@ static int link_hello(link_t *l, const peer_msg_t *m, const char **why)
             *why = "the node answering is not the one called";
             return -1;
         }
+        l->version = m->version;
         link_ready(l);
         return 0;
     }
@@ -1376,9 +1504,11 @@ static int link_hello(link_t *l, const peer_msg_t *m, const char **why)
     p->npending--;
     p->nlinks++;
     snprintf(l->name, sizeof l->name, "%s", m->node);
+    l->version = m->version;
     buf_t *b = &l->p->out;
     buf_reset(b);
-    peerwire_hello(b, cfg->peer_secret, cfg->node);
+    /* a caller of an older build refuses a version it did not send one of */
+    peerwire_hello(b, cfg->peer_secret, cfg->node, m->version > 1 ? PEER_VERSION : 0);
     link_send(l, b);
     link_ready(l);
     return 0;
@@ -1396,7 +1526,8 @@ static int link_message(link_t *l, const peer_msg_t *m, const char **why)
     case PEER_WATCH: feed_watch(l, m->game); return 0;
     case PEER_UNWATCH: feed_unwatch(l, m->game); return 0;
     case PEER_SCREEN: return mirror_frame(l, m, why);
-    default: { /* PEER_GONE */
+    case PEER_UNKNOWN: return 0; /* a newer build's: skipped */
+    default: {                   /* PEER_GONE */
         mirror_t *mi = mirror_find(l->p, m->game);
         if (mi && mi->l == l)
             mirror_drop(mi, m->reason[0] ? m->reason : "That game is over.");
@@ -1424,12 +1555,46 @@ static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *out)
     *out = uv_buf_init((char *)l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
 }
 
+static bool node_plain(const peers_t *p, const char *name)
+{
+    for (int i = 0; i < p->nplain; i++)
+        if (!strcmp(p->plain[i], name))
+            return true;
+    return false;
+}
+
+/* l, this node's call, was hung up on before its HELLO was answered: if
+ * that HELLO had a version, the node called may be of a build before
+ * versions, which refuses it. It is called again without, its mirrors
+ * waiting on the new link; false when l is not such a call. */
+static bool link_call_plain(link_t *l)
+{
+    peers_t *p = l->p;
+    if (!l->outbound || l->ready || l->closing || !l->versioned || p->stopped)
+        return false;
+    if (!node_plain(p, l->name) && p->nplain < PEER_LINKS_MAX)
+        snprintf(p->plain[p->nplain++], sizeof p->plain[0], "%s", l->name);
+    log_info("peer link %s (%s): hung up on a HELLO with a version: called again without it "
+             "(a node of an older build)",
+             l->name, l->addr);
+    link_t *again = link_connect(p, l->name);
+    if (again)
+        LIST_EACH (it, &p->mirrors) {
+            mirror_t *m = LIST_ITEM(it, mirror_t, node);
+            if (m->l == l)
+                m->l = again;
+        }
+    link_close(l, "called again without a version");
+    return true;
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
     link_t *l = st->data;
     (void)buf;
     if (n < 0) {
-        link_close(l, n == UV_EOF ? "the other node closed it" : uv_strerror((int)n));
+        if (!link_call_plain(l))
+            link_close(l, n == UV_EOF ? "the other node closed it" : uv_strerror((int)n));
         return;
     }
     l->in_len += (size_t)n;
@@ -1481,7 +1646,8 @@ static void on_connected(uv_connect_t *req, int status)
     const config_t *cfg = &l->p->home->cfg;
     buf_t *b = &l->p->out;
     buf_reset(b);
-    peerwire_hello(b, cfg->peer_secret, cfg->node);
+    l->versioned = !node_plain(l->p, l->name);
+    peerwire_hello(b, cfg->peer_secret, cfg->node, l->versioned ? PEER_VERSION : 0);
     if (link_send(l, b) < 0 || uv_read_start((uv_stream_t *)&l->tcp, on_alloc, on_read) < 0)
         link_close(l, "cannot write or read");
 }

@@ -17,6 +17,12 @@
  * has a mirror session (session_t.mirror, at most cfg.peer_max_games):
  * the watch list, the lobby, the watch page and the admin's games show
  * and watch it like a game of this node, through the same frames code.
+ * A hosted game (a negative id from the database's counter, hostgame.h)
+ * has no lease and no row: its node's heartbeat line says what the lists
+ * need of it (its section, name, player, min-size, detached), so it is
+ * listed, and its node found, from that line alone; every node whose
+ * heartbeat is fresh is checked so, leases or not, and its hosted games
+ * go when its line no longer names them or its heartbeat lapses.
  * The lists run whenever several nodes share the database, the stream
  * only when configured.
  *
@@ -24,12 +30,16 @@
  * cfg.peers names the others' addresses). The node that connects sends
  * HELLO first; the listener trusts it only from an address in cfg.peers
  * or when it sends cfg.peer_secret. A mirror's first watcher asks the
- * game's lease holder for it (WATCH); that node sends its frames once per
+ * game's lease holder (a hosted game's: the node whose line names it)
+ * for it (WATCH); that node sends its frames once per
  * node, a keyframe and then the rows that changed (peerwire.h), whatever
  * the number of watchers here. More than cfg.peer_queue bytes queued to a
  * node: its games' changes are skipped and each gets a keyframe once the
  * queue drains. A node that goes away (or sends bad input: closed) takes
  * its mirrors with it: their watchers are told and go back to the menu.
+ * HELLO carries this build's version (peerwire.h): a node answers one
+ * without it likewise, and one that hangs up on a call with it (a build
+ * before versions) is called again at once without, its mirrors moved.
  *
  * Loops (shard.h): the links and the mirrors live on home; a game's
  * frames are encoded on the loop that runs it (session_t.peer) and posted

@@ -1,6 +1,7 @@
 /* peersum — the heartbeat row's lines of a node's games (peersum.h). */
 #include "peersum.h"
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "screen.h"
@@ -13,14 +14,14 @@ static bool plain_byte(unsigned char c)
     return c > ' ' && c <= '~' && c != '%';
 }
 
-static void put_text(buf_t *b, const char *s)
+static void put_text(buf_t *b, const char *s, size_t max)
 {
     static const char hex[] = "0123456789ABCDEF";
     if (!s[0]) {
         buf_putc(b, '-');
         return;
     }
-    for (size_t i = 0; s[i] && i < PEERSUM_TEXT_MAX; i++) {
+    for (size_t i = 0; s[i] && i < max; i++) {
         unsigned char c = (unsigned char)s[i];
         if (plain_byte(c) && !(i == 0 && c == '-' && !s[1]))
             buf_putc(b, (char)c);
@@ -35,9 +36,28 @@ void peersum_put(buf_t *b, const peersum_game_t *g)
 {
     buf_printf(b, "%lld %d %d %d %llu %d %d %llu ", (long long)g->game, g->depth, g->max_depth,
                g->xl, (unsigned long long)g->turn, g->w, g->h, (unsigned long long)g->idle_ms);
-    put_text(b, g->race);
+    put_text(b, g->race, PEERSUM_TEXT_MAX);
     buf_putc(b, ' ');
-    put_text(b, g->cls);
+    put_text(b, g->cls, PEERSUM_TEXT_MAX);
+    static const struct {
+        const char *key;
+        size_t at, max;
+    } texts[] = {{"kind", offsetof(peersum_game_t, kind), PEERSUM_ID_MAX},
+                 {"name", offsetof(peersum_game_t, name), PEERSUM_NAME_MAX},
+                 {"player", offsetof(peersum_game_t, player), PEERSUM_ID_MAX}};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        const char *t = (const char *)g + texts[i].at;
+        if (t[0]) {
+            buf_printf(b, " %s=", texts[i].key);
+            put_text(b, t, texts[i].max);
+        }
+    }
+    if (g->user)
+        buf_printf(b, " user=%lld", (long long)g->user);
+    if (g->min_w || g->min_h)
+        buf_printf(b, " min=%dx%d", g->min_w, g->min_h);
+    if (g->away)
+        buf_puts(b, " away=1");
     buf_putc(b, '\n');
 }
 
@@ -65,25 +85,33 @@ static bool sep(cur_t *c, bool last)
         c->p++;
         return true;
     }
-    c->why = last ? "a line does not end after its class" : "a line has a field missing";
+    c->why = last ? "a line does not end where it should" : "a line has a field missing";
     return false;
 }
 
-static bool num(cur_t *c, uint64_t max, uint64_t *v)
+/* s[0, n) as a decimal number up to max. */
+static bool decimal(const char *s, size_t n, uint64_t max, uint64_t *v)
+{
+    *v = 0;
+    if (n == 0 || n > 20)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || *v > (max - (uint64_t)(s[i] - '0')) / 10)
+            return false;
+        *v = *v * 10 + (uint64_t)(s[i] - '0');
+    }
+    return true;
+}
+
+/* A number field; neg: a '-' before it is let through (*minus says). */
+static bool num(cur_t *c, uint64_t max, uint64_t *v, bool neg, bool *minus)
 {
     size_t n;
     const char *s = field(c, &n);
-    *v = 0;
-    if (n == 0 || n > 20) {
-        c->why = "a number is missing or too long";
+    *minus = neg && n > 1 && s[0] == '-';
+    if (!decimal(s + *minus, n - *minus, max, v)) {
+        c->why = "a number is missing, not one, or out of range";
         return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9' || *v > (max - (uint64_t)(s[i] - '0')) / 10) {
-            c->why = "a number is not one, or out of range";
-            return false;
-        }
-        *v = *v * 10 + (uint64_t)(s[i] - '0');
     }
     return sep(c, false);
 }
@@ -97,14 +125,13 @@ static int hexval(char ch)
     return -1;
 }
 
-/* A percent-encoded text into out (PEERSUM_TEXT_MAX bytes at most). */
-static bool text(cur_t *c, char *out, bool last)
+/* s[0, n) percent-encoded into out (max bytes at most); "-" is empty. */
+static bool decode(cur_t *c, const char *s, size_t n, char *out, size_t max)
 {
-    size_t n, k = 0;
-    const char *s = field(c, &n);
+    size_t k = 0;
     if (n == 1 && s[0] == '-') {
         out[0] = 0;
-        return sep(c, last);
+        return true;
     }
     for (size_t i = 0; i < n; i++) {
         int ch = (unsigned char)s[i];
@@ -114,7 +141,7 @@ static bool text(cur_t *c, char *out, bool last)
             i += 2;
         } else if (!plain_byte((unsigned char)ch))
             ch = -1;
-        if (ch <= 0 || k == PEERSUM_TEXT_MAX) {
+        if (ch <= 0 || k == max) {
             c->why = ch <= 0 ? "a text is badly encoded" : "a text is too long";
             return false;
         }
@@ -125,7 +152,96 @@ static bool text(cur_t *c, char *out, bool last)
         c->why = "a text is empty";
         return false;
     }
-    return sep(c, last);
+    return true;
+}
+
+/* A percent-encoded text field into out (PEERSUM_TEXT_MAX bytes at most). */
+static bool text(cur_t *c, char *out, bool last)
+{
+    size_t n;
+    const char *s = field(c, &n);
+    return decode(c, s, n, out, PEERSUM_TEXT_MAX) && sep(c, last);
+}
+
+/* ---- the KEY=VALUE fields ---- */
+
+typedef bool (*extra_fn)(cur_t *c, const char *v, size_t n, peersum_game_t *g);
+
+static bool ex_kind(cur_t *c, const char *v, size_t n, peersum_game_t *g)
+{
+    return decode(c, v, n, g->kind, PEERSUM_ID_MAX);
+}
+
+static bool ex_name(cur_t *c, const char *v, size_t n, peersum_game_t *g)
+{
+    return decode(c, v, n, g->name, PEERSUM_NAME_MAX);
+}
+
+static bool ex_player(cur_t *c, const char *v, size_t n, peersum_game_t *g)
+{
+    return decode(c, v, n, g->player, PEERSUM_ID_MAX);
+}
+
+static bool ex_user(cur_t *c, const char *v, size_t n, peersum_game_t *g)
+{
+    uint64_t u;
+    if (!decimal(v, n, NUM_MAX, &u)) {
+        c->why = "a user is not a number, or out of range";
+        return false;
+    }
+    g->user = (int64_t)u;
+    return true;
+}
+
+static bool ex_min(cur_t *c, const char *v, size_t n, peersum_game_t *g)
+{
+    const char *x = memchr(v, 'x', n);
+    uint64_t w, h;
+    if (!x || !decimal(v, (size_t)(x - v), SCREEN_MAX_W, &w) ||
+        !decimal(x + 1, n - (size_t)(x - v) - 1, SCREEN_MAX_H, &h)) {
+        c->why = "a min-size is not WxH within a screen";
+        return false;
+    }
+    g->min_w = (int)w, g->min_h = (int)h;
+    return true;
+}
+
+static bool ex_away(cur_t *c, const char *v, size_t n, peersum_game_t *g)
+{
+    if (n != 1 || (v[0] != '0' && v[0] != '1')) {
+        c->why = "away is not 0 or 1";
+        return false;
+    }
+    g->away = v[0] == '1';
+    return true;
+}
+
+static const struct {
+    const char *key;
+    extra_fn fn;
+} extras[] = {{"kind", ex_kind}, {"name", ex_name}, {"player", ex_player},
+              {"user", ex_user}, {"min", ex_min},   {"away", ex_away}};
+
+static bool key_byte(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+}
+
+/* One KEY=VALUE field: read when known, skipped when not. */
+static bool extra(cur_t *c, peersum_game_t *g)
+{
+    size_t n, k = 0;
+    const char *s = field(c, &n);
+    while (k < n && k < PEERSUM_KEY_MAX + 1 && key_byte(s[k]))
+        k++;
+    if (n > PEERSUM_FIELD_MAX || k == 0 || k > PEERSUM_KEY_MAX || k == n || s[k] != '=') {
+        c->why = n > PEERSUM_FIELD_MAX ? "a field is too long" : "a field is not KEY=VALUE";
+        return false;
+    }
+    for (size_t i = 0; i < sizeof extras / sizeof *extras; i++)
+        if (strlen(extras[i].key) == k && !memcmp(extras[i].key, s, k))
+            return extras[i].fn(c, s + k + 1, n - k - 1, g);
+    return true; /* a newer build's: skipped */
 }
 
 static bool line(cur_t *c, peersum_game_t *g)
@@ -133,20 +249,40 @@ static bool line(cur_t *c, peersum_game_t *g)
     uint64_t v[8];
     static const uint64_t max[8] = {NUM_MAX, DEPTH_MAX,    DEPTH_MAX,    DEPTH_MAX,
                                     NUM_MAX, SCREEN_MAX_W, SCREEN_MAX_H, NUM_MAX};
+    bool minus = false, m;
     for (int i = 0; i < 8; i++)
-        if (!num(c, max[i], &v[i]))
+        if (!num(c, max[i], &v[i], i == 0, i == 0 ? &minus : &m))
             return false;
     if (v[0] == 0) {
         c->why = "a game id is 0";
         return false;
     }
     memset(g, 0, sizeof *g); /* the padding and the texts' tails too: games compare whole */
-    g->game = (int64_t)v[0];
+    g->game = minus ? -(int64_t)v[0] : (int64_t)v[0];
     g->depth = (int)v[1], g->max_depth = (int)v[2], g->xl = (int)v[3];
     g->turn = v[4];
     g->w = (int)v[5], g->h = (int)v[6];
     g->idle_ms = v[7];
-    return text(c, g->race, false) && text(c, g->cls, true);
+    if (!text(c, g->race, false))
+        return false;
+    size_t n;
+    const char *s = field(c, &n);
+    c->p = s; /* the class, read again by text */
+    bool more = c->p + n < c->end && c->p[n] == ' ';
+    if (!text(c, g->cls, !more))
+        return false;
+    for (int i = 0; more; i++) {
+        if (i == PEERSUM_EXTRA_MAX) {
+            c->why = "a line has too many fields";
+            return false;
+        }
+        if (!extra(c, g))
+            return false;
+        more = c->p < c->end && *c->p == ' ';
+        if (!sep(c, !more))
+            return false;
+    }
+    return true;
 }
 
 static int game_cmp(const void *a, const void *b)

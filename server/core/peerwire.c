@@ -57,7 +57,7 @@ static int rd_screen(rd_t *r, peer_msg_t *m, const char **why)
         return -1;
     }
     size_t rowb = 2 + (size_t)m->w * 8;
-    if ((r->n - r->at) != rowb * (size_t)m->nrows) {
+    if ((r->n - r->at) < rowb * (size_t)m->nrows) {
         *why = "a screen whose rows do not fill its message";
         return -1;
     }
@@ -78,6 +78,7 @@ static int rd_screen(rd_t *r, peer_msg_t *m, const char **why)
         *why = "a keyframe without every row";
         return -1;
     }
+    r->at = r->n; /* fields of a newer build: skipped */
     return 1;
 }
 
@@ -87,10 +88,19 @@ static int rd_body(rd_t *r, peer_msg_t *m, const char **why)
     if (m->type == PEER_HELLO) {
         rd_text(r, m->secret);
         rd_text(r, m->node);
+        m->version = !r->bad && r->n - r->at >= 2 ? (int)rd_int(r, 2) : 1;
+        if (!r->bad && m->version < 1) {
+            *why = "a HELLO of version 0";
+            return -1;
+        }
+        if (!r->bad)
+            r->at = r->n; /* fields of a newer build: skipped */
     } else if (m->type >= PEER_WATCH && m->type <= PEER_GONE) {
         m->game = (int64_t)rd_int(r, 8);
         if (m->type == PEER_SCREEN && !r->bad)
             return rd_screen(r, m, why);
+        if ((m->type == PEER_WATCH || m->type == PEER_UNWATCH) && !r->bad)
+            r->at = r->n; /* fields of a newer build: skipped */
         if (m->type == PEER_GONE && !r->bad) {
             size_t len = r->n - r->at < sizeof m->reason - 1 ? r->n - r->at : sizeof m->reason - 1;
             for (size_t i = 0; i < len; i++) /* shown to watchers: printable only */
@@ -100,8 +110,8 @@ static int rd_body(rd_t *r, peer_msg_t *m, const char **why)
             r->at = r->n;
         }
     } else {
-        *why = "an unknown message type";
-        return -1;
+        m->type = PEER_UNKNOWN; /* a newer build's: skipped whole */
+        return 1;
     }
     if (r->bad || r->at != r->n) {
         *why = "a message of the wrong length";
@@ -210,11 +220,13 @@ static void put_text(buf_t *b, const char *s)
     buf_put(b, s, n);
 }
 
-int peerwire_hello(buf_t *b, const char *secret, const char *node)
+int peerwire_hello(buf_t *b, const char *secret, const char *node, int version)
 {
     size_t at = msg_begin(b, PEER_HELLO);
     put_text(b, secret);
     put_text(b, node);
+    if (version)
+        put_int(b, (uint64_t)version, 2);
     return msg_end(b, at);
 }
 

@@ -60,7 +60,8 @@ struct server {
     struct logcap *strangers; /* lines others can make the log write, capped (logcap.h) */
     struct moderation *mod;   /* bans and chat mutes (moderation.c) */
     struct spawner *spawner;  /* starts hosted programs (hosted/spawner.h); home only */
-    int64_t hosted_ids;       /* home: hosted games' session ids given so far (hostgame.c) */
+    int64_t
+        hosted_ids; /* home: hosted games' ids given so far without a shared database (hostgame.c) */
     /* live hosted games in all and per address (hosted/hostcap.c) */
     struct budget *hosted_cap;
     uv_signal_t sigterm, sigint;

@@ -12,6 +12,7 @@
 #include "db_hosted.h"
 #include "hostcap.h"
 #include "hostrec.h"
+#include "lease.h"
 #include "ptyproc.h"
 #include "log.h"
 #include "logcap.h"
@@ -624,8 +625,11 @@ static void play_now(conn_t *c, const gamecfg_t *g)
     char err[256] = "out of memory";
     hostgame_t *hg = calloc(1, sizeof *hg);
     /* its id from the start, for its whole life (lists and watchers find
-     * it by it): negative, never a games row's, never another's */
-    s = hg ? session_new(srv, -++srv->hosted_ids, c->user_id, c->user, &backend_pty) : NULL;
+     * it by it): negative, never a games row's, never another's; nodes
+     * sharing a database take it from the games' counter, so every node
+     * names it alike (peer.h) */
+    int64_t id = lease_on(srv) ? db_game_id_take(srv->db) : ++srv->hosted_ids;
+    s = hg && id > 0 ? session_new(srv, -id, c->user_id, c->user, &backend_pty) : NULL;
     if (!s) {
         free(hg);
         conn_menu(c, "The game cannot start now.");

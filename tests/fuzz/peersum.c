@@ -2,7 +2,8 @@
  * (peersum.h), read as it could come from the database: accepted text
  * gives sorted, distinct games within the fields' ranges, each found by
  * its id, and written again it reads back the same; refused text comes
- * with a message and nothing allocated. */
+ * with a message and nothing allocated. Fields of a newer build
+ * (KEY=VALUE ones not known) are skipped, so written again they are gone. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,13 @@
 static void check_game(const peersum_game_t *v, size_t n, size_t i)
 {
     const peersum_game_t *g = &v[i];
-    if (g->game <= 0 || (i && v[i - 1].game >= g->game) || peersum_find(v, n, g->game) != g)
+    if (g->game == 0 || (i && v[i - 1].game >= g->game) || peersum_find(v, n, g->game) != g)
         abort();
     if (g->w < 0 || g->w > SCREEN_MAX_W || g->h < 0 || g->h > SCREEN_MAX_H || g->depth < 0 ||
-        strlen(g->race) > PEERSUM_TEXT_MAX || strlen(g->cls) > PEERSUM_TEXT_MAX)
+        strlen(g->race) > PEERSUM_TEXT_MAX || strlen(g->cls) > PEERSUM_TEXT_MAX ||
+        strlen(g->kind) > PEERSUM_ID_MAX || strlen(g->player) > PEERSUM_ID_MAX ||
+        strlen(g->name) > PEERSUM_NAME_MAX || g->user < 0 || g->min_w < 0 ||
+        g->min_w > SCREEN_MAX_W || g->min_h < 0 || g->min_h > SCREEN_MAX_H)
         abort();
 }
 

@@ -1,7 +1,8 @@
 /* Unit tests: server/peerwire — the node-to-node stream's messages: what
  * one node encodes the other reads back (a keyframe, then only the rows
- * that changed), in pieces as TCP may cut them, and bad input refused with
- * a message and nothing applied. */
+ * that changed), in pieces as TCP may cut them, what a newer build may
+ * add (a message type, fields past the known ones, a HELLO's version)
+ * skipped, and bad input refused with a message and nothing applied. */
 #include <check.h>
 #include <string.h>
 #include "peerwire.h"
@@ -58,7 +59,7 @@ START_TEST(messages_in_pieces)
 {
     buf_t b;
     buf_init(&b);
-    peerwire_hello(&b, "secret", "n2");
+    peerwire_hello(&b, "secret", "n2", PEER_VERSION);
     peerwire_game(&b, PEER_WATCH, 7);
     peerwire_gone(&b, 7, "That game is over.");
     size_t at = 0, used;
@@ -98,7 +99,6 @@ START_TEST(bad_input_refused)
     buf_t b;
     buf_init(&b);
     peerwire_game(&b, PEER_WATCH, 7);
-    refused(&b, 4, 99);   /* an unknown type */
     refused(&b, 0, 0x7F); /* a length past the cap */
     refused(&b, 3, 5);    /* a length that cuts the game id */
     screen_t *s = screen_new(4, 2);
@@ -132,6 +132,76 @@ START_TEST(bad_input_refused)
 }
 END_TEST
 
+/* A message of type with body[0, n) after it. */
+static void raw(buf_t *b, int type, const void *body, size_t n)
+{
+    uint8_t head[5] = {(uint8_t)((n + 1) >> 24), (uint8_t)((n + 1) >> 16), (uint8_t)((n + 1) >> 8),
+                       (uint8_t)(n + 1), (uint8_t)type};
+    buf_put(b, head, 5);
+    buf_put(b, body, n);
+}
+
+START_TEST(newer_builds_skipped)
+{
+    buf_t b;
+    buf_init(&b);
+    size_t used;
+    peer_msg_t m;
+    const char *why = NULL;
+    /* a HELLO with no version is of a build before versions; with one, and
+     * with fields past it, read as far as known */
+    peerwire_hello(&b, "s", "old", 0);
+    ck_assert_int_eq(next(&b, &used, &m, &why), 1);
+    ck_assert_int_eq(m.version, 1);
+    buf_reset(&b);
+    peerwire_hello(&b, "s", "new", PEER_VERSION);
+    ck_assert_int_eq(next(&b, &used, &m, &why), 1);
+    ck_assert_int_eq(m.version, PEER_VERSION);
+    static const uint8_t later[] = {1, 's', 3, 'n', 'e', 'w', 0, 9, 'c', 'a', 'p', 's'};
+    buf_reset(&b);
+    raw(&b, PEER_HELLO, later, sizeof later);
+    ck_assert_int_eq(peerwire_next_link((const uint8_t *)b.data, b.len, false, &used, &m, &why), 1);
+    ck_assert(m.type == PEER_HELLO && m.version == 9 && !strcmp(m.node, "new"));
+    ck_assert_uint_eq(used, b.len);
+    /* an unknown type is skipped whole, the next message read after it */
+    buf_reset(&b);
+    static const uint8_t blob[] = {1, 2, 3, 4, 5, 6, 7};
+    raw(&b, 77, blob, sizeof blob);
+    static const uint8_t watch[] = {0, 0, 0, 0, 0, 0, 0, 7, 0xAA, 0xBB}; /* and a new field */
+    raw(&b, PEER_WATCH, watch, sizeof watch);
+    ck_assert_int_eq(next(&b, &used, &m, &why), 1);
+    ck_assert_int_eq(m.type, PEER_UNKNOWN);
+    ck_assert_uint_eq(used, 5 + sizeof blob);
+    ck_assert_int_eq(peerwire_next((const uint8_t *)b.data + used, b.len - used, &used, &m, &why),
+                     1);
+    ck_assert(m.type == PEER_WATCH && m.game == 7);
+    /* but not before a HELLO, nor a HELLO of version 0 */
+    ck_assert_int_eq(peerwire_next_link((const uint8_t *)b.data, b.len, false, &used, &m, &why),
+                     -1);
+    ck_assert_str_eq(why, "a message before HELLO");
+    static const uint8_t zero[] = {1, 's', 1, 'n', 0, 0};
+    buf_reset(&b);
+    raw(&b, PEER_HELLO, zero, sizeof zero);
+    ck_assert_int_eq(next(&b, &used, &m, &why), -1);
+    /* a SCREEN with bytes past its rows: its rows applied, the rest skipped */
+    screen_t *s = drawn("later");
+    buf_reset(&b);
+    peerwire_screen(&b, 5, s, NULL);
+    buf_put(&b, "\x01\x02", 2);
+    uint32_t len = (uint32_t)b.len - 4;
+    b.data[0] = (char)(len >> 24), b.data[1] = (char)(len >> 16);
+    b.data[2] = (char)(len >> 8), b.data[3] = (char)len;
+    ck_assert_int_eq(next(&b, &used, &m, &why), 1);
+    ck_assert_uint_eq(used, b.len);
+    screen_t *mirror = screen_new(80, 24);
+    ck_assert_int_eq(peerwire_apply(&m, mirror, &why), 0);
+    ck_assert_int_eq(memcmp(mirror->cells, s->cells, sizeof(cell_t) * 80 * 24), 0);
+    screen_free(mirror);
+    screen_free(s);
+    buf_free(&b);
+}
+END_TEST
+
 Suite *suite_server_peerwire(void)
 {
     Suite *s = suite_create("server_peerwire");
@@ -139,6 +209,7 @@ Suite *suite_server_peerwire(void)
     tcase_add_test(t, keyframe_then_changed_rows);
     tcase_add_test(t, messages_in_pieces);
     tcase_add_test(t, bad_input_refused);
+    tcase_add_test(t, newer_builds_skipped);
     suite_add_tcase(s, t);
     return s;
 }
