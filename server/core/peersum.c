@@ -129,6 +129,8 @@ static int hexval(char ch)
 static bool decode(cur_t *c, const char *s, size_t n, char *out, size_t max)
 {
     size_t k = 0;
+    memset(out, 0,
+           max + 1); /* a field said twice leaves no tail of the first: games compare whole */
     if (n == 1 && s[0] == '-') {
         out[0] = 0;
         return true;

@@ -113,7 +113,7 @@ def test_hellos_of_wrong_sizes_are_refused_unanswered(lone):
     unanswered, each said; a good HELLO is answered after them."""
     a = lone
     cases = [(b"\0\0\0\0", "a message length out of range"),
-             (struct.pack(">I", 132) + b"\1" * 8, "a first message longer than a HELLO"),
+             (struct.pack(">I", 194) + b"\1" * 8, "a first message longer than a HELLO"),
              (b"\xff\xff\xff\xff", "a first message longer than a HELLO"),
              (framed(bytes([1, 60]) + b"s" * 10), "a message of the wrong length"),
              (framed(bytes([1, 64]) + b"s" * 64 + b"\1x"), "a message of the wrong length"),
@@ -211,10 +211,12 @@ def test_odd_node_events_are_said_in_one_clean_line(lone):
 
 class FakeNode(Silent):
     """Node b as a's --peers names it, speaking the stream: answers a's
-    HELLO, and each WATCH with the frames frames_for(game) gives."""
+    HELLO, and each WATCH with the frames frames_for(game) gives. old: as
+    a build before versions, it hangs up on a HELLO with any byte past
+    its texts (each HELLO's body is kept in hellos)."""
 
-    def __init__(self, frames_for):
-        self.frames_for, self.watched = frames_for, []
+    def __init__(self, frames_for, old=False):
+        self.frames_for, self.watched, self.old, self.hellos = frames_for, [], old, []
         super().__init__()
 
     def run(self):
@@ -235,6 +237,10 @@ class FakeNode(Silent):
                     n = struct.unpack(">I", buf[:4])[0]
                     body, buf = buf[4:4 + n], buf[4 + n:]
                     if body[0] == 1:
+                        self.hellos.append(body)
+                        if self.old and len(body) != 3 + body[1] + body[2 + body[1]]:
+                            c.close()
+                            return
                         c.sendall(hello(name=b"b"))
                     elif body[0] == 2:
                         game = struct.unpack(">q", body[1:9])[0]

@@ -1,0 +1,103 @@
+"""The node-to-node stream across builds, against real daemons on one
+PostgreSQL (WARREN_DB=pg only): a node answers a HELLO in the caller's
+kind (with its version only to a caller that sent one), skips a message
+of a type it does not know and fields past those it knows, and calls a
+node of a build before versions (which hangs up on a HELLO with one)
+again at once without, its watcher shown the game."""
+import socket
+import struct
+import time
+
+import pytest
+
+from harness import ON_PG
+from test_peer_attack import SECRET, FakeNode, framed, hello, keyframe, node
+from test_watch_nodes import watch_from_list
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+VERSION = 2
+
+
+def messages(s, want, timeout=5):
+    """The first want messages s reads: (type, body after it) each."""
+    s.settimeout(timeout)
+    buf, got = b"", []
+    while len(got) < want:
+        chunk = s.recv(65536)
+        assert chunk, f"closed after {got}"
+        buf += chunk
+        while len(buf) >= 4 and len(buf) >= 4 + struct.unpack(">I", buf[:4])[0]:
+            n = struct.unpack(">I", buf[:4])[0]
+            got.append((buf[4], buf[5:4 + n]))
+            buf = buf[4 + n:]
+    return got
+
+
+def call(d, data):
+    s = socket.create_connection(("127.0.0.1", d.peer_port))
+    s.sendall(data)
+    return s
+
+
+@pytest.fixture
+def lone(bindir, tmp_path):
+    d = node(bindir, tmp_path / "a", "a", "b=127.0.0.1:1")
+    yield d
+    d.stop_clean()
+
+
+def test_a_hello_is_answered_in_the_callers_kind(lone):
+    a = lone
+    plain = SECRET.encode()
+    texts = bytes([len(plain)]) + plain + b"\1a"
+    # a caller of a build before versions: a HELLO with nothing past its texts
+    s = call(a, hello(name=b"x"))
+    ((kind, body),) = messages(s, 1)
+    assert (kind, body) == (1, texts), body
+    s.close()
+    # one with a version, and a field of a later build after it: answered
+    # with this build's version
+    s = call(a, framed(b"\1" + bytes([len(plain)]) + plain + b"\1y" + struct.pack(">H", 9)
+                       + b"later"))
+    ((kind, body),) = messages(s, 1)
+    assert (kind, body) == (1, texts + struct.pack(">H", VERSION)), body
+    a.wait_log(r"peer link y \(127\.0\.0\.1\) ready, version 9")
+    # a message of an unknown type is skipped, the link kept: the WATCH
+    # after it (with a field of a later build) is answered
+    s.sendall(framed(b"\x4d" + b"\0" * 300) + framed(b"\2" + struct.pack(">q", 123456) + b"xx"))
+    ((kind, body),) = messages(s, 1)
+    assert kind == 5 and struct.unpack(">q", body[:8])[0] == 123456, body
+    assert b"cannot be watched" in body, body
+    s.close()
+    assert a.alive()
+
+
+def test_a_node_of_an_older_build_is_called_again_without_a_version(bindir, tmp_path, clients):
+    """b stands in for a node of a build before versions: it hangs up on
+    a's HELLO with a version; a calls it again at once without one, and
+    a's watcher of b's game is shown the game, not sent back to the menu."""
+    b = node(bindir, tmp_path / "b", "b", "a=127.0.0.1:1")
+    fake = FakeNode(lambda game: [keyframe(game, 80, 24)], old=True)
+    a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{fake.port}", db_of=b)
+    try:
+        p = clients(b.port).connected()
+        p.register("bert")
+        p.random_character("bert")
+        w = clients(a.port).connected()
+        w.register("anna")
+        watch_from_list(w, "bert")
+        a.wait_log(r"peer link b \(127\.0\.0\.1\): hung up on a HELLO with a version: called "
+                   r"again without it")
+        a.wait_log(r"peer link b \(127\.0\.0\.1\) ready, version 1")
+        end = time.time() + 10
+        while "#" not in w.text():
+            assert time.time() < end, w.text()
+            w.pump(quiet=0.2, limit=1)
+        assert fake.watched and len(fake.hellos) == 2, fake.hellos
+        assert fake.hellos[0][-2:] == struct.pack(">H", VERSION), fake.hellos
+        assert "went away" not in w.text()
+        assert a.alive() and b.alive()
+    finally:
+        fake.close()
+        a.stop_clean()
+        b.stop_clean()
