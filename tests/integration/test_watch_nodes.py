@@ -625,14 +625,15 @@ def hello_from_stranger(a, secret, then=b""):
 
 def test_stranger_is_trusted_only_with_the_secret(pair):
     """From an address --peers does not name, a HELLO without the secret
-    is closed unanswered; with it, a answers HELLO; bad bytes after it
-    close the link; a serves on."""
+    is closed unanswered; with it, a answers HELLO; a bad message after it
+    closes the link (one of a type a does not know is skipped:
+    test_peer_versions.py); a serves on."""
     a, _ = pair
     assert hello_from_stranger(a, b"wrong") == b""
     a.wait_log(r"peer link \? \(127\.0\.0\.2\).*neither a configured peer address")
-    got = hello_from_stranger(a, SECRET.encode(), then=b"\0\0\0\1\x63")
+    got = hello_from_stranger(a, SECRET.encode(), then=b"\0\0\0\0")
     assert got[4:5] == b"\x01" and b"a" in got, got  # HELLO naming node a
-    a.wait_log(r"peer link x \(127\.0\.0\.2\): an unknown message type")
+    a.wait_log(r"peer link x \(127\.0\.0\.2\): a message length out of range")
     assert a.alive()
 
 
