@@ -103,13 +103,15 @@ static bool decimal(const char *s, size_t n, uint64_t max, uint64_t *v)
     return true;
 }
 
-/* A number field; neg: a '-' before it is let through (*minus says). */
-static bool num(cur_t *c, uint64_t max, uint64_t *v, bool neg, bool *minus)
+/* A number field; minus (unless NULL) lets a '-' before it through, and says so. */
+static bool num(cur_t *c, uint64_t max, uint64_t *v, bool *minus)
 {
     size_t n;
     const char *s = field(c, &n);
-    *minus = neg && n > 1 && s[0] == '-';
-    if (!decimal(s + *minus, n - *minus, max, v)) {
+    bool neg = minus && n > 1 && s[0] == '-';
+    if (minus)
+        *minus = neg;
+    if (!decimal(s + neg, n - neg, max, v)) {
         c->why = "a number is missing, not one, or out of range";
         return false;
     }
@@ -158,11 +160,11 @@ static bool decode(cur_t *c, const char *s, size_t n, char *out, size_t max)
 }
 
 /* A percent-encoded text field into out (PEERSUM_TEXT_MAX bytes at most). */
-static bool text(cur_t *c, char *out, bool last)
+static bool text(cur_t *c, char *out)
 {
     size_t n;
     const char *s = field(c, &n);
-    return decode(c, s, n, out, PEERSUM_TEXT_MAX) && sep(c, last);
+    return decode(c, s, n, out, PEERSUM_TEXT_MAX) && sep(c, false);
 }
 
 /* ---- the KEY=VALUE fields ---- */
@@ -246,14 +248,29 @@ static bool extra(cur_t *c, peersum_game_t *g)
     return true; /* a newer build's: skipped */
 }
 
+/* What follows the class: KEY=VALUE fields up to the line's end. */
+static bool extras_read(cur_t *c, peersum_game_t *g)
+{
+    for (int i = 0; c->p < c->end && *c->p == ' '; i++) {
+        c->p++;
+        if (i == PEERSUM_EXTRA_MAX) {
+            c->why = "a line has too many fields";
+            return false;
+        }
+        if (!extra(c, g))
+            return false;
+    }
+    return sep(c, true);
+}
+
 static bool line(cur_t *c, peersum_game_t *g)
 {
     uint64_t v[8];
     static const uint64_t max[8] = {NUM_MAX, DEPTH_MAX,    DEPTH_MAX,    DEPTH_MAX,
                                     NUM_MAX, SCREEN_MAX_W, SCREEN_MAX_H, NUM_MAX};
-    bool minus = false, m;
+    bool minus = false;
     for (int i = 0; i < 8; i++)
-        if (!num(c, max[i], &v[i], i == 0, i == 0 ? &minus : &m))
+        if (!num(c, max[i], &v[i], i == 0 ? &minus : NULL))
             return false;
     if (v[0] == 0) {
         c->why = "a game id is 0";
@@ -265,26 +282,11 @@ static bool line(cur_t *c, peersum_game_t *g)
     g->turn = v[4];
     g->w = (int)v[5], g->h = (int)v[6];
     g->idle_ms = v[7];
-    if (!text(c, g->race, false))
-        return false;
     size_t n;
-    const char *s = field(c, &n);
-    c->p = s; /* the class, read again by text */
-    bool more = c->p + n < c->end && c->p[n] == ' ';
-    if (!text(c, g->cls, !more))
+    if (!text(c, g->race))
         return false;
-    for (int i = 0; more; i++) {
-        if (i == PEERSUM_EXTRA_MAX) {
-            c->why = "a line has too many fields";
-            return false;
-        }
-        if (!extra(c, g))
-            return false;
-        more = c->p < c->end && *c->p == ' ';
-        if (!sep(c, !more))
-            return false;
-    }
-    return true;
+    const char *cls = field(c, &n);
+    return decode(c, cls, n, g->cls, PEERSUM_TEXT_MAX) && extras_read(c, g);
 }
 
 static int game_cmp(const void *a, const void *b)
