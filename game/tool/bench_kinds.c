@@ -15,10 +15,13 @@
 #define ESC       "\x1b"
 
 /* Each kind draws whole steps (a key or a few, such as travel's "_>.")
- * from its list; Esc closes whatever a step left open. */
+ * from its list; Esc closes whatever a step left open. A kind with a
+ * start plays those keys first, unmeasured, then the keys of the kind
+ * named by keys_as (the same keys in another place). */
 static const struct {
     const char *name;
     const char *steps[12];
+    const char *start, *keys_as;
 } KINDS[] = {
     {"explore", {"h", "j", "k", "l", "y", "u", "b", "n", ".", ESC}},
     {"travel", {"o", "_>.", "_<.", "o" ESC}},
@@ -27,7 +30,18 @@ static const struct {
     /* the steps of NetHack's travel walk (tests/bench/nethack_walk.py);
      * last, so that the kinds before keep their keys */
     {"runs", {"_<.", "_>.", "H", "J", "K", "L", "Y", "U", "B", "N"}},
+    /* the same keys on the first level below the town, where NetHack's
+     * walk plays (a dark level of rooms and corridors, not a lit town) */
+    {"runs_below", {"_<.", "_>.", "H", "J", "K", "L", "Y", "U", "B", "N"}, "_>.>", "runs"},
 };
+
+static int kind_named(const char *name)
+{
+    int k = 0, n = (int)(sizeof KINDS / sizeof KINDS[0]);
+    while (k < n && strcmp(KINDS[k].name, name))
+        k++;
+    return k < n ? k : -1;
+}
 
 static int steps_of(int kind)
 {
@@ -40,6 +54,8 @@ static int steps_of(int kind)
 /* KIND_KEYS keys of kind k from a fixed xorshift into keys. */
 static void kind_keys(int k, char *keys)
 {
+    if (KINDS[k].keys_as)
+        k = kind_named(KINDS[k].keys_as);
     uint64_t x = 0x9E3779B97F4A7C15ull + (uint64_t)k;
     int n = 0, steps = steps_of(k);
     while (n < KIND_KEYS) {
@@ -84,12 +100,21 @@ static void trace_key(FILE *f, int i, char key, size_t bytes, const screen_t *a,
 
 /* One run of the keys from a fresh game of seed 1: bytes and changed
  * cells into out, and each key's line into trace when not NULL. */
-static int keys_once(const content_t *c, script_vm_t *vm, const char *keys, bench_kind_t *out,
-                     FILE *trace)
+static int keys_once(const content_t *c, script_vm_t *vm, const char *start, const char *keys,
+                     bench_kind_t *out, FILE *trace)
 {
     bench_play_t p;
     int ret = bench_play_start(&p, c, vm);
     game_state_t st = GAME_RUNNING;
+    for (const char *k = start; ret == 0 && k && *k; k++) {
+        game_input(p.g, vm, (key_event_t){(uint32_t)(unsigned char)*k, 0});
+        game_render(p.g, p.grid, &p.v);
+        buf_reset(&p.b);
+        ansi_diff(&p.prof, p.sent, p.grid, &p.b);
+        screen_copy(p.sent, p.grid);
+        screen_clean(p.sent);
+        screen_clean(p.grid);
+    }
     for (int i = 0; ret == 0 && i < KIND_KEYS && st == GAME_RUNNING; i++) {
         st = game_input(p.g, vm, (key_event_t){(uint32_t)(unsigned char)keys[i], 0});
         game_render(p.g, p.grid, &p.v);
@@ -115,7 +140,7 @@ int bench_kinds(const content_t *c, script_vm_t *vm, bench_kind_t *out, int max)
         bench_kind_t r = {KINDS[k].name, 0, 0, 0};
         char keys[KIND_KEYS];
         kind_keys(k, keys);
-        if (keys_once(c, vm, keys, &r, NULL) < 0)
+        if (keys_once(c, vm, KINDS[k].start, keys, &r, NULL) < 0)
             return -1;
         out[n++] = r;
     }
@@ -125,17 +150,15 @@ int bench_kinds(const content_t *c, script_vm_t *vm, bench_kind_t *out, int max)
 int bench_kind_trace(const content_t *c, script_vm_t *vm, const char *kind, FILE *f)
 {
     char keys[KIND_KEYS];
-    int k = 0, n = (int)(sizeof KINDS / sizeof KINDS[0]);
-    while (k < n && strcmp(KINDS[k].name, kind))
-        k++;
-    if (k < n)
+    int k = kind_named(kind);
+    if (k >= 0)
         kind_keys(k, keys);
     else if (!strcmp(kind, "walk"))
         bench_walk_keys(keys, KIND_KEYS);
     else
         return -1;
     bench_kind_t r = {kind, 0, 0, 0};
-    if (keys_once(c, vm, keys, &r, f) < 0)
+    if (keys_once(c, vm, k >= 0 ? KINDS[k].start : NULL, keys, &r, f) < 0)
         return -1;
     fprintf(f, "%s: %.1f bytes a key, %.1f cells a key\n", kind, r.bytes / r.keys,
             r.cells / r.keys);
