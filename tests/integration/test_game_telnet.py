@@ -421,3 +421,34 @@ def test_high_scores_show_a_long_cause_whole(daemon, clients):
     head, tail = causes[1].rsplit(" ", 1)
     assert head in lines and tail in lines, text
     assert lines.index(tail) == lines.index(head) + 1, text
+
+
+def test_a_travel_goes_out_as_one_frame(daemon, clients):
+    """A travel across the town (_>.) from the west gate to the stairs
+    down takes dozens of steps and one key: the player gets one frame for
+    it, the player's @ drawn once, where the travel ended (a frame a step
+    would draw it at every step), and the cursor left on it."""
+    t = clients(daemon.port).connected()
+    new_game(daemon, t, "rover")
+    t.wait_for("who are you? Choose a race.")
+    t.send("aa")
+    t.wait_for("Welcome, rover the human fighter!")
+    t.send("_", settle=False)
+    t.wait_for("Travel where?")
+    t.pump(quiet=0.3)
+    x0, y0 = t.screen.cursor.x, t.screen.cursor.y  # on the player
+    t.send(">", settle=False)
+    end = time.time() + 5
+    while (t.screen.cursor.x, t.screen.cursor.y) == (x0, y0) and time.time() < end:
+        t.pump(quiet=0.05, limit=0.2)  # the cursor goes to the stairs
+    t.pump(quiet=0.3)
+    before = len(t.raw)
+    t.send(".", settle=False)
+    end = time.time() + 10
+    while t.screen.display[0].startswith("Travel where?") and time.time() < end:
+        t.pump(quiet=0.05, limit=0.2)
+    t.pump(quiet=0.3)
+    sent, (x, y) = t.raw[before:], (t.screen.cursor.x, t.screen.cursor.y)
+    assert t.screen.display[y][x] == "@", (x, y, t.text())
+    assert max(abs(x - x0), abs(y - y0)) >= 10, (x0, y0, x, y, t.text())  # on the screen
+    assert sent.count(b"@") == 1, sent
