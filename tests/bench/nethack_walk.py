@@ -9,7 +9,9 @@ Each run starts a new game in a fresh playground (a Valkyrie; its own
 randomness moves the figures, each run being another dungeon: take the
 median of several runs), answers its first questions until the map of
 level 1, then sends the walk's keys one at a time, each once NetHack has
-gone quiet after the last. With --seeded (root only) NetHack draws its
+gone quiet after the last; a --More-- on its message line is answered
+with Enter, its bytes counted with the key that brought it (else it
+swallows every later key of the walk, which then costs nothing). With --seeded (root only) NetHack draws its
 random numbers from a fixed file bound over /dev/urandom in a mount
 namespace of its own, so every run plays the same game and the walk's
 output is the same byte for byte (a comment line counts the different
@@ -168,6 +170,22 @@ def drain(fd, quiet=0.03, limit=2.0):
     return bytes(out)
 
 
+def read_on(fd, screen, out):
+    """out and what NetHack writes as each --More-- on its message line is
+    answered with Enter, as a player reads on (else every later key of
+    the walk is swallowed by it and costs nothing; a window's own --More--
+    is left to the walk's keys); returns (all of it, cells it changed,
+    the Enters)."""
+    cells, enters = screen.changed(out), 0
+    while screen.more() and enters < 50:
+        os.write(fd, b"\r")
+        enters += 1
+        got = drain(fd)
+        out += got
+        cells += screen.changed(got)
+    return out, cells, enters
+
+
 def to_map(fd, timeout=20):
     """Answers the first questions (a random character, --More--) until
     the status line shows level 1. Returns all it read."""
@@ -191,7 +209,7 @@ class Screen:
     output changed (the raw screen changes beside its bytes)."""
 
     def __init__(self):
-        import pyte  # only for --cells: the harness's terminal emulator
+        import pyte  # the harness's terminal emulator
         self.screen = pyte.Screen(80, 24)
         self.stream = pyte.ByteStream(self.screen)
         self.last = self.cells()
@@ -200,6 +218,10 @@ class Screen:
         b = self.screen.buffer
         return [(c.data, c.fg, c.bg, c.bold, c.reverse) for y in range(24)
                 for c in (b[y][x] for x in range(80))]
+
+    def more(self):
+        """Whether the cursor waits after a --More-- on the message line."""
+        return "--More--" in self.screen.display[0] and self.screen.cursor.y == 0
 
     def changed(self, data):
         self.stream.feed(data)
@@ -233,26 +255,23 @@ def game(prefix="nh-walk-", seeded=False):
 
 def walk(keys=200, seed=16, kind="walk", cells=False, seeded=False):
     """One game (see game); returns {cpu_ns, keys, bytes, cells, rss,
-    private, digest} (cells: 0 unless asked for; digest: a hash of all the
-    walk's output, the same in every seeded run). The game's start is not
-    measured: the walk only."""
+    private, digest, enters} (digest: a hash of all the walk's output, the
+    same in every seeded run; enters: the --More-- answered, read_on). The
+    game's start is not measured: the walk only."""
     with game(seeded=seeded) as (pid, fd):
-        screen = Screen() if cells else None
-        start = to_map(fd)
-        if screen:
-            screen.changed(start)
-        c0, nbytes, cells, digest = cpu_ns(pid), 0, 0, hashlib.sha1()
+        screen = Screen()
+        screen.changed(to_map(fd))
+        c0, nbytes, ncells, digest, enters = cpu_ns(pid), 0, 0, hashlib.sha1(), 0
         for k in keys_of(kind, keys, seed):
             os.write(fd, k.encode())
-            out = drain(fd)
+            out, n, e = read_on(fd, screen, drain(fd))
+            ncells, enters = ncells + n, enters + e
             nbytes += len(out)
             digest.update(out)
-            if screen:
-                cells += screen.changed(out)
         c1 = cpu_ns(pid)
         rss, private = memory(pid)
-        return {"cpu_ns": c1 - c0, "keys": keys, "bytes": nbytes, "cells": cells, "rss": rss,
-                "private": private, "digest": digest.hexdigest()[:12]}
+        return {"cpu_ns": c1 - c0, "keys": keys, "bytes": nbytes, "cells": ncells, "rss": rss,
+                "private": private, "digest": digest.hexdigest()[:12], "enters": enters}
 
 
 def runs(n, keys=200, seed=16, kind="walk", cells=False, seeded=False):
@@ -277,6 +296,8 @@ def main():
     per_key = [r["cpu_ns"] / r["keys"] / 1000 for r in rs]
     bpk = [r["bytes"] / r["keys"] for r in rs]
     print("# runs: cpu per key us " + " ".join(f"{x:.1f}" for x in per_key))
+    print("# runs: bytes per key " + " ".join(f"{x:.1f}" for x in bpk) +
+          "; --More-- answered " + " ".join(str(r["enters"]) for r in rs))
     if seeded:
         print(f"# seeded: {len(set(r['digest'] for r in rs))} different walk(s) in {len(rs)} runs")
     print(f"BENCH nethack.{a.kind}.cpu_per_key.us {statistics.median(per_key):.1f} us")
