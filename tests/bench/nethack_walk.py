@@ -9,9 +9,11 @@ Each run starts a new game in a fresh playground (a Valkyrie; its own
 randomness moves the figures, each run being another dungeon: take the
 median of several runs), answers its first questions until the map of
 level 1, then sends the walk's keys one at a time, each once NetHack has
-gone quiet after the last; a --More-- on its message line is answered
-with Enter, its bytes counted with the key that brought it (else it
-swallows every later key of the walk, which then costs nothing). With --seeded (root only) NetHack draws its
+gone quiet after the last. In the kinds of STEPS a --More-- on its
+message line is answered with Enter, its bytes counted with the key that
+brought it (else it swallows every later key of the walk, which then
+costs nothing); the walk of pty_watch.py (kind "walk", calibrated.py's
+reference: Esc is among its keys) is played as it always was. With --seeded (root only) NetHack draws its
 random numbers from a fixed file bound over /dev/urandom in a mount
 namespace of its own, so every run plays the same game and the walk's
 output is the same byte for byte (a comment line counts the different
@@ -209,7 +211,7 @@ class Screen:
     output changed (the raw screen changes beside its bytes)."""
 
     def __init__(self):
-        import pyte  # the harness's terminal emulator
+        import pyte  # the harness's terminal emulator (--cells, read_on)
         self.screen = pyte.Screen(80, 24)
         self.stream = pyte.ByteStream(self.screen)
         self.last = self.cells()
@@ -255,16 +257,24 @@ def game(prefix="nh-walk-", seeded=False):
 
 def walk(keys=200, seed=16, kind="walk", cells=False, seeded=False):
     """One game (see game); returns {cpu_ns, keys, bytes, cells, rss,
-    private, digest, enters} (digest: a hash of all the walk's output, the
-    same in every seeded run; enters: the --More-- answered, read_on). The
-    game's start is not measured: the walk only."""
+    private, digest, enters} (cells: 0 unless asked for or kind reads on;
+    digest: a hash of all the walk's output, the same in every seeded run;
+    enters: the --More-- answered, read_on). The game's start is not
+    measured: the walk only."""
     with game(seeded=seeded) as (pid, fd):
-        screen = Screen()
-        screen.changed(to_map(fd))
+        reads_on = kind in STEPS
+        screen = Screen() if cells or reads_on else None
+        start = to_map(fd)
+        if screen:
+            screen.changed(start)
         c0, nbytes, ncells, digest, enters = cpu_ns(pid), 0, 0, hashlib.sha1(), 0
         for k in keys_of(kind, keys, seed):
             os.write(fd, k.encode())
-            out, n, e = read_on(fd, screen, drain(fd))
+            out, n, e = drain(fd), 0, 0
+            if reads_on:
+                out, n, e = read_on(fd, screen, out)
+            elif screen:
+                n = screen.changed(out)
             ncells, enters = ncells + n, enters + e
             nbytes += len(out)
             digest.update(out)
