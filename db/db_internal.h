@@ -204,14 +204,14 @@ void db_file_close(db_file_t *f, bool lost);
     "e.xid || ' ' || ?4 || ' ' || ?2) FROM e) SELECT FROM n"
 /* Other nodes' events numbered ?1 or more, by id, each row with m, the
  * number the next read starts from (PostgreSQL: the snapshot's xmin, so
- * a transaction still running never falls below it); one row of m and
- * NULLs when there are none. Only the newest ?3 ids (DB_EVENTS_KEEP_ROWS),
- * however many the log keeps, so a reader remembers that many (notify.h's
- * notify_once_t). */
-#define DB_EVENTS_SINCE(m)                                                              \
-    "SELECT x.m, e.id, e.xid, e.payload, coalesce(e.event_key, '') FROM (SELECT " m     \
-    ") x LEFT JOIN node_events "                                                        \
-    "e ON e.xid >= ?1 AND e.origin <> ?2 AND e.id > (SELECT coalesce(max(id), 0) - ?3 " \
+ * a transaction still running never falls below it), and its age in ms
+ * on the database's clock; one row of m and NULLs when there are none.
+ * Only the newest ?3 ids (DB_EVENTS_KEEP_ROWS), however many the log
+ * keeps, so a reader remembers that many (notify.h's notify_once_t). */
+#define DB_EVENTS_SINCE(m, now)                                                           \
+    "SELECT x.m, e.id, e.xid, e.payload, coalesce(e.event_key, ''), " now " - e.at FROM " \
+    "(SELECT " m ") x LEFT JOIN node_events "                                             \
+    "e ON e.xid >= ?1 AND e.origin <> ?2 AND e.id > (SELECT coalesce(max(id), 0) - ?3 "   \
     "FROM node_events) ORDER BY e.id"
 /* Rows older than ?1 ms (db_listen.h: never by their count) */
 #define DB_EVENTS_PRUNE(now) "DELETE FROM node_events WHERE at < " now " - ?1"
@@ -569,8 +569,8 @@ void db_file_close(db_file_t *f, bool lost);
               "?4 IS NULL",                                                                        \
               DB_EVENT_LOGGED))                                                                    \
     X(EVENTS_SINCE, "iti", ROWS, node_event,                                                       \
-      DB_BOTH(DB_EVENTS_SINCE("coalesce(max(xid), 0) + 1 AS m FROM node_events"),                  \
-              DB_EVENTS_SINCE(DB_XMIN_PG " AS m")))                                                \
+      DB_BOTH(DB_EVENTS_SINCE("coalesce(max(xid), 0) + 1 AS m FROM node_events", DB_NOW_MS_LITE),  \
+              DB_EVENTS_SINCE(DB_XMIN_PG " AS m", DB_NOW_MS_PG)))                                  \
     X(EVENTS_PRUNE, "i", RUN, none,                                                                \
       DB_BOTH(DB_EVENTS_PRUNE(DB_NOW_MS_LITE), DB_EVENTS_PRUNE(DB_NOW_MS_PG)))                     \
     /* of the account ids ?1 (a JSON array), those deleted or locked */                            \

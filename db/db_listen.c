@@ -33,10 +33,11 @@ static int read_node_event(const db_cur_t *st, void *row)
     e->xid = db_col_int(st, 2);
     db_col_copy(st, 3, e->payload, sizeof e->payload);
     db_col_copy(st, 4, e->key, sizeof e->key);
+    e->age_ms = db_col_int(st, 5);
     return DB_OK;
 }
 
-const db_row_t db_row_node_event = {sizeof(db_node_event_t), 5, read_node_event, NULL};
+const db_row_t db_row_node_event = {sizeof(db_node_event_t), 6, read_node_event, NULL};
 
 void db_deliver_node_events(const db_op_t *op)
 {

@@ -1,7 +1,10 @@
 /* db_listen — PostgreSQL's LISTEN/NOTIFY between the nodes that share one
  * database (lease.h): small events (a game wanted elsewhere, a ban, a chat
- * line, a mail) that other nodes must hear at once. A payload carries ids
- * (a receiver reads the rows they name) or, for a chat line, its words.
+ * line, a mail) that other nodes must hear at once. An event is a row of
+ * node_events (below); its notification only tells the others to read
+ * the log now. PostgreSQL asks no privilege for NOTIFY, so whoever can
+ * connect can send one: a receiver never takes a notification's payload
+ * for an event (notify.h), only the rows, which need INSERT.
  *
  * Sending (db_notify) is queued like any write, on the writer's
  * connection: PostgreSQL delivers a notification when its transaction
@@ -51,10 +54,11 @@ typedef struct db_listen db_listen_t;
 
 /* A row of node_events: id, the number of its transaction (xid), its
  * payload as sent (without "ID XID KEY "), its key ("" for a row of a
- * build before keys); next: where the following read starts. A read
- * with no events has one row of id 0, next set. */
+ * build before keys), its age when read (ms, the database's clock);
+ * next: where the following read starts. A read with no events has one
+ * row of id 0, next set. */
 typedef struct {
-    int64_t id, xid, next;
+    int64_t id, xid, next, age_ms;
     char payload[DB_NOTIFY_PAYLOAD_MAX];
     char key[DB_EVENT_KEY_LEN + 1];
 } db_node_event_t;

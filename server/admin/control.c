@@ -27,6 +27,7 @@
 #include "control_parse.h"
 #include "log.h"
 #include "menu.h"
+#include "notify.h"
 #include "peer.h"
 #include "server.h"
 #include "session.h"
@@ -389,6 +390,13 @@ static void health_node(ctl_t *c)
     peer_stats(s, &ps);
     buf_printf(&c->out, "other nodes: %d games (%d listed here); %llu list reads, %llu rows read\n",
                ps.games, ps.mirrors, (unsigned long long)ps.reads, (unsigned long long)ps.rows);
+    notify_stats_t ns;
+    notify_stats(s, &ns);
+    buf_printf(&c->out,
+               "node events: %llu notifications heard, %llu reads of the log, %llu events "
+               "read\n",
+               (unsigned long long)ns.heard, (unsigned long long)ns.reads,
+               (unsigned long long)ns.applied);
 }
 
 /* Where the home loop's journal appends of the last HEALTH_TIMES_MS spent

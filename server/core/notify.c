@@ -1,7 +1,8 @@
 /* notify — events between nodes (notify.h): the listener's connection
- * kept up, the event log read behind it, each event applied once, parsed
- * and dispatched by its kind; chat lines from other nodes handed to the
- * game's viewers here. */
+ * kept up, each notification a call to read the event log at once (reads
+ * coalesced), each event of the log applied once, parsed and dispatched
+ * by its kind; chat lines from other nodes handed to the game's viewers
+ * here. */
 #include "notify.h"
 #include <ctype.h>
 #include <errno.h>
@@ -35,10 +36,12 @@ struct notify {
     uv_timer_t retry, sync;
     uv_work_t work;
     bool polling, working, stopping, failing;
+    bool asked;   /* the listener's connection asked for (after the first read) */
     bool reading; /* a read of the log in flight: n outlives it */
+    bool again;   /* a notification came during that read: one more read after it */
     bool unread;  /* the last read failed (said once) */
     int open;     /* handles not yet closed */
-    int reads;
+    notify_stats_t stats;
     notify_once_t once; /* the log's cursor and the events applied */
     log_every_t odd;    /* events not understood: said once a second */
     char err[256];
@@ -74,28 +77,34 @@ _Static_assert(KEEP_KICK_MS <= DB_EVENTS_RESEND_MS && KEEP_CHAT_MS <= DB_EVENTS_
                    NODEEND_WAIT_MS <= DB_EVENTS_RESEND_MS,
                "an event kept longer than the log keeps its key could be applied twice");
 
+/* A takeover's request read from the log older than this (its row's age
+ * on the database's clock) is not applied: its asker waits 750 ms
+ * (session_load.c's TAKEOVER_WAIT_MS), asking again every 100 ms, and one
+ * read late (the node cut off longer) could take the game from a player
+ * back since. */
+#define FRESH_TAKE_MS 1000
+
 /* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
  * TEXT; keep_ms: how long it is kept in the sender's outbox while its
- * write fails (notify_send), 0 for neither kept nor applied when read
- * from the log. A takeover's request is neither: its sender asks again
- * while it waits, and one read or sent late (the node cut off longer)
- * could take the game from a player back since. */
+ * write fails (notify_send), 0 for not kept (a takeover's request: its
+ * sender asks again while it waits); fresh_ms: how old its row may be
+ * when read to be applied, 0 for any age the log keeps. */
 static const struct {
     const char *kind;
     notify_fn fn;
     notify_ev_fn ev_fn;
     bool text;
-    int64_t keep_ms;
+    int64_t keep_ms, fresh_ms;
 } KINDS[] = {
-    {NOTIFY_TAKE, lease_give_notified, NULL, false, 0},
-    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false, KEEP_READ_AGAIN_MS},
-    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false, KEEP_KICK_MS},
-    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, KEEP_READ_AGAIN_MS},
-    {NOTIFY_CHAT, NULL, chat_heard, true, KEEP_CHAT_MS},
-    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, KEEP_READ_AGAIN_MS},
-    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, KEEP_READ_AGAIN_MS},
-    {NOTIFY_END, NULL, nodeend_asked, false, NODEEND_WAIT_MS},
-    {NOTIFY_ENDED, NULL, nodeend_answered, false, NODEEND_WAIT_MS},
+    {NOTIFY_TAKE, lease_give_notified, NULL, false, 0, FRESH_TAKE_MS},
+    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false, KEEP_KICK_MS, 0},
+    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_CHAT, NULL, chat_heard, true, KEEP_CHAT_MS, 0},
+    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_END, NULL, nodeend_asked, false, NODEEND_WAIT_MS, 0},
+    {NOTIFY_ENDED, NULL, nodeend_answered, false, NODEEND_WAIT_MS, 0},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
@@ -315,12 +324,6 @@ static int once_mark_back(notify_once_t *o, int64_t id, uint64_t key)
     return once_mark(o, id, key);
 }
 
-int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *key,
-                      const char *payload)
-{
-    return once_mark_back(o, id, notify_once_key(xid, key, payload)) == ONCE_NEW;
-}
-
 size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n, notify_once_fn fn,
                         void *ud)
 {
@@ -370,28 +373,15 @@ int notify_split(const char *payload, int64_t *id, int64_t *xid, char key[DB_EVE
     return 0;
 }
 
-/* A bare event's first word is a kind, never a number: the two forms
- * cannot be taken for each other. */
-int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
-                       char key[DB_EVENT_KEY_LEN + 1], notify_event_t *ev)
-{
-    const char *rest;
-    if (notify_split(payload, id, xid, key, &rest) == 0)
-        return notify_parse(rest, ev) == 0 ? 1 : -1;
-    *id = *xid = 0;
-    key[0] = '\0';
-    return notify_parse(payload, ev) == 0 ? 0 : -1;
-}
-
-/* late: read from the log, not heard. */
-static void apply(notify_t *n, const notify_event_t *ev, bool late)
+/* An event of the log, its row age_ms old. */
+static void apply(notify_t *n, const notify_event_t *ev, int64_t age_ms)
 {
     server_t *home = n->home;
     bool mine = strcmp(ev->to, "*") == 0 || strcmp(ev->to, home->cfg.node) == 0;
     if (!mine || strcmp(ev->from, home->cfg.node) == 0) /* not one this node sent */
         return;
     size_t k = kind_at(ev->kind);
-    if (late && !KINDS[k].keep_ms)
+    if (KINDS[k].fresh_ms && age_ms > KINDS[k].fresh_ms)
         return;
     if (KINDS[k].fn)
         KINDS[k].fn(home, ev->to, ev->a, ev->b);
@@ -430,29 +420,35 @@ static void not_understood(notify_t *n, const char *payload)
         log_warn("node event not understood: %s", notify_shown(payload, buf));
 }
 
-/* A notification: applied unless it was; a bare one (a node of an older
- * build: no row, no id) at once. */
+static void read_soon(notify_t *n);
+
+/* A notification: the log read at once, whatever it says. Anyone who
+ * can connect to the database can NOTIFY, so what it says is never
+ * applied: only the log's rows are, which need INSERT. One not of the
+ * form nodes send ("ID XID KEY KIND ...") is said, at most a line a
+ * second. */
 static void on_event(void *ud, const char *payload)
 {
     notify_t *n = ud;
     notify_event_t ev;
     int64_t id, xid;
     char key[DB_EVENT_KEY_LEN + 1];
-    const char *rest = payload;
-    bool logged = notify_split(payload, &id, &xid, key, &rest) == 0;
-    if (notify_parse(rest, &ev) != 0)
-        return not_understood(n, payload);
-    if (!logged || notify_once_heard(&n->once, id, xid, key, rest))
-        apply(n, &ev, false);
+    const char *rest;
+    n->stats.heard++;
+    if (notify_split(payload, &id, &xid, key, &rest) != 0 || notify_parse(rest, &ev) != 0)
+        not_understood(n, payload);
+    read_soon(n);
 }
 
 /* A row of the log to apply. */
 static void on_logged(void *ud, const db_node_event_t *row)
 {
+    notify_t *n = ud;
     notify_event_t ev;
     if (notify_parse(row->payload, &ev))
-        return not_understood(ud, row->payload);
-    apply(ud, &ev, true);
+        return not_understood(n, row->payload);
+    n->stats.applied++;
+    apply(n, &ev, row->age_ms);
 }
 
 /* ---- the outbox: events whose write failed, kept and written again ----------------- */
@@ -780,16 +776,22 @@ static void chat_off_read_again(server_t *home)
 
 static void maybe_free(notify_t *n);
 
-/* The events past the cursor not applied yet, in order (a notification
- * lost in a gap of the listener, or not yet come); the first read only
- * sets the cursor: what was said before the node listened is not its. */
+static void connect_now(notify_t *n);
+static void read_log(notify_t *n);
+
+/* The events past the cursor not applied yet, in order; the first read
+ * only sets the cursor (what was said before the node started is not
+ * its), and then the listener connects: whatever commits after the
+ * first read is read, heard of or not. A notification that came during
+ * the read asks for one more, at once. */
 static void on_read(void *ud, int status, const db_node_event_t *rows, size_t count)
 {
     notify_t *n = ud;
-    n->reading = false;
+    bool again = n->again;
+    n->reading = n->again = false;
     if (n->stopping)
         return maybe_free(n);
-    if (status != DB_OK || count == 0) {
+    if (status != DB_OK || count == 0) { /* read again by the timer, not at once */
         if (!n->unread)
             log_warn("node events: the log not read (again every %d ms): %s", NOTIFY_SYNC_MS,
                      db_error(n->home->db));
@@ -797,9 +799,13 @@ static void on_read(void *ud, int status, const db_node_event_t *rows, size_t co
         return;
     }
     n->unread = false;
-    size_t applied = notify_once_read(&n->once, rows, count, on_logged, n);
-    if (applied)
-        log_info("node events: %zu not heard read from the log", applied);
+    notify_once_read(&n->once, rows, count, on_logged, n);
+    if (!n->asked) {
+        n->asked = true;
+        connect_now(n);
+    }
+    if (again)
+        read_log(n);
 }
 
 static void read_log(notify_t *n)
@@ -807,19 +813,27 @@ static void read_log(notify_t *n)
     if (n->reading || n->stopping)
         return;
     n->reading = true;
-    if (++n->reads % NOTIFY_PRUNE_EVERY == 0)
+    if (++n->stats.reads % NOTIFY_PRUNE_EVERY == 0)
         db_events_prune(n->home->db);
     db_events_since(n->home->db, n->once.started ? n->once.cursor : INT64_MAX, n->home->cfg.node,
                     on_read, n);
 }
 
-/* Read once the listener is first up (what commits after that is heard
- * or read), then every NOTIFY_SYNC_MS. */
+/* The log read now, or right after the read in flight: however many
+ * notifications come, one read runs and one waits. */
+static void read_soon(notify_t *n)
+{
+    if (n->reading)
+        n->again = true;
+    else
+        read_log(n);
+}
+
+/* Every NOTIFY_SYNC_MS: what a lost notification (a gap of the listener)
+ * did not ask for is read; before the first read worked, that read. */
 static void on_sync(uv_timer_t *t)
 {
-    notify_t *n = t->data;
-    if (n->once.started || n->l)
-        read_log(n);
+    read_log(t->data);
 }
 
 /* ---- the connection --------------------------------------------------------------- */
@@ -880,7 +894,7 @@ static void catch_up(notify_t *n)
     server_t *home = n->home;
     log_info("node events: listening again; the log, bans, mutes, accounts, waiting mail and "
              "chat-off read again");
-    read_log(n);
+    read_soon(n);
     moderation_changed_elsewhere(home, "*", 0, 0);
     moderation_recheck_accounts(home);
     HOOKS_CALL(home->hooks->mail_left, home, 0);
@@ -914,8 +928,8 @@ static void listen_on(notify_t *n)
         log_error("node events: %s", err);
     if (missed)
         catch_up(n);
-    else if (!n->once.started)
-        read_log(n);
+    else /* what committed between the first read and the LISTEN */
+        read_soon(n);
 }
 
 static void connect_done(uv_work_t *w, int status)
@@ -969,7 +983,13 @@ void notify_start(server_t *home)
     uv_timer_start(&n->sync, on_sync, NOTIFY_SYNC_MS, NOTIFY_SYNC_MS);
     n->open = 2;
     home->lease.notify = n;
-    connect_now(n);
+    read_log(n); /* the cursor first, then the listener (on_read) */
+}
+
+void notify_stats(const server_t *home, notify_stats_t *out)
+{
+    const notify_t *n = home->lease.notify;
+    *out = n ? n->stats : (notify_stats_t){0};
 }
 
 void notify_stop(server_t *home)

@@ -8,31 +8,38 @@
  * one event that carries its words: "chat * FROM GAME SEQ NAME TEXT",
  * TEXT percent-encoded (every byte but printable ASCII other than '%'),
  * so a payload stays one line of ASCII under DB_NOTIFY_PAYLOAD_MAX.
- * Events a node sends reach it too; it skips those (a chat line is shown
- * once where it is said), and those for another node. What a kind does
+ * Events a node sends are not read back by it (a chat line is shown once
+ * where it is said); it skips those for another node. What a kind does
  * runs on the home loop (a game's on the loop that holds it: shard_post).
  *
- * Every event is also a row of the database's event log, written with
- * its NOTIFY (db_listen.h). The node reads the log every 2 s (notify.c)
- * and applies, in order, the events past its cursor that it has not
- * applied yet (each is known by its row's id, which the notification
- * carries too): so an event is applied once, whether it came by its
- * notification, by the log, or by both, in either order and however many
- * reads apart while the log keeps it (notify_once_t). The cursor follows
- * migration 13's rule (a transaction still running keeps it back), so an
- * event committed late is never passed over.
+ * An event is a row of the database's event log, written with a NOTIFY
+ * (db_listen.h), and only the rows are applied: PostgreSQL asks no
+ * privilege for NOTIFY, so any role that can connect could send one,
+ * while a row needs INSERT on node_events. A notification, whatever it
+ * says, only makes the node read the log at once (one read in flight
+ * and at most one more waiting, however many come: a flood costs two
+ * reads at a time, and a line a second in the log for those not of the
+ * nodes' form); the node also reads it every 2 s. A read applies, in
+ * order, the events past its cursor that it has not applied yet (each
+ * known by its row's id and key), so each is applied once however many
+ * reads return it while the log keeps it (notify_once_t). The cursor
+ * follows migration 13's rule (a transaction still running keeps it
+ * back), so an event committed late is never passed over. The first read
+ * only sets the cursor, before the listener connects: what commits after
+ * it is read, heard of or not.
  *
- * A node of a build before the log sends the bare event ("KIND TO FROM A
- * B", no ids) and writes no row: heard, it is applied at once, with
- * nothing to know it again by (a rolling upgrade: deploy/RUNNING.md).
+ * A node of a build before the log sends its events bare ("KIND TO FROM
+ * A B", no ids) and writes no row: they are heard only through the log,
+ * which it does not write, so they are not applied (said as not
+ * understood; a rolling upgrade: deploy/RUNNING.md).
  *
  * The listener's connection, lost (a restart, a failover), is made again
  * every second off the loop (libuv's thread pool) until it works; events
  * sent meanwhile (a kick, a chat line, an end) come from the log within
- * 2 s, and at once when the listener is back; all but a
- * takeover's request, which its sender repeats while it waits
- * (session_load.c), so one read late never takes a game from a player
- * who came back since. The node then
+ * 2 s, and at once when the listener is back; all but a takeover's
+ * request read more than a second after it was written, which its sender
+ * repeats while it waits (session_load.c), so one read late never takes
+ * a game from a player who came back since. The node then
  * also reads again what the rows keep of the others' events (bans and
  * mutes, its connections' accounts, mail waiting for those at the menu)
  * and asks for its mirrors' chat-off (below), for a gap longer than the
@@ -64,6 +71,15 @@ typedef struct notify notify_t;
 void notify_start(server_t *home);
 /* Home, at a stop: the listener closed (its memory once libuv let go). */
 void notify_stop(server_t *home);
+
+/* Since the start (warren-admin health): notifications heard, reads of
+ * the log begun, events new to the node read from it (applied when for
+ * it).
+ * Zeros when leases are off. Home loop. */
+typedef struct {
+    uint64_t heard, reads, applied;
+} notify_stats_t;
+void notify_stats(const server_t *home, notify_stats_t *out);
 
 /* The event kinds. */
 #define NOTIFY_TAKE      "take"      /* a: game, b: account; its player is at another node now */
@@ -106,12 +122,6 @@ int notify_format(const notify_event_t *ev, char *out, size_t n);
  * 32 hex digits, so the two cannot be taken for each other. Any thread. */
 int notify_split(const char *payload, int64_t *id, int64_t *xid, char key[DB_EVENT_KEY_LEN + 1],
                  const char **rest);
-/* A notification as heard, in any form: a logged one (notify_split)
- * gives 1, with id, xid, key and ev set; a bare PAYLOAD, as a node of a
- * build before the event log sends it, 0 (id and xid 0, key "": nothing
- * to know it again by); anything else -1. Any thread. */
-int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
-                       char key[DB_EVENT_KEY_LEN + 1], notify_event_t *ev);
 
 /* The start of a payload not understood, as the log shows it: its first
  * NOTIFY_SHOWN_MAX bytes as one line of printable ASCII, any other byte
@@ -122,17 +132,17 @@ int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
 #define NOTIFY_SHOWN_SIZE (4 * NOTIFY_SHOWN_MAX + 4)
 const char *notify_shown(const char *payload, char out[NOTIFY_SHOWN_SIZE]);
 
-/* Which events to apply, of those the notifications and the log's reads
- * bring (notify.c's, exposed for its tests). An event is known by its
+/* Which events to apply, of those the log's reads bring (notify.c's,
+ * exposed for its tests). An event is known by its
  * row's id and, under that id, by its sender's key (a row of a build
  * before keys: by its transaction's number and payload; notify_once_key).
  * A write tried again after its commit went unanswered adds no row
- * (db_notify), so one event is one row. The events applied are remembered, a key each, down
- * to NOTIFY_ONCE_SPAN ids below the newest heard or read, and a read
- * returns only rows among the log's newest DB_EVENTS_KEEP_ROWS
- * (db_listen.h). So one event is applied once in whatever order and
- * however far apart its notification and its reads come, as long as a
- * read may return it, in a fixed 64 KiB.
+ * (db_notify), so one event is one row. The events applied are
+ * remembered, a key each, down to NOTIFY_ONCE_SPAN ids below the newest
+ * read, and a read returns only rows among the log's newest
+ * DB_EVENTS_KEEP_ROWS (db_listen.h). So one event is applied once
+ * however many reads, however far apart, return it, as long as a read
+ * may return it, in a fixed 64 KiB.
  *
  * A database restored from a backup numbers its rows again from where
  * the backup left them: below ids this node has seen. An id that comes
@@ -154,13 +164,9 @@ typedef struct {
  * for one without ("") its transaction's number and payload (as the log
  * keeps it, without "ID XID "); never 0. */
 uint64_t notify_once_key(int64_t xid, const char *key, const char *payload);
-/* The notification of event id (xid, key, payload as notify_split gives
- * them): 1 to apply it, 0 when it was. */
-int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *key,
-                      const char *payload);
 /* A read of the log (db_events_since's rows): fn(ud, row) for each event
  * to apply, in order, and the cursor moved to the read's next; the first
- * read applies none (what was said before the node listened is not its).
+ * read applies none (what was said before the node started is not its).
  * Returns how many were applied. */
 typedef void (*notify_once_fn)(void *ud, const db_node_event_t *row);
 size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n, notify_once_fn fn,

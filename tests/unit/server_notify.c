@@ -1,10 +1,9 @@
 /* Unit tests: server/notify — the events one node sends the others
  * through PostgreSQL's NOTIFY: what notify_parse accepts and refuses,
  * and chat lines written by notify_format read back whole; the event
- * log's numbers split off before them, and a bare event of an older
- * build taken too; each event applied once whichever of its
- * notification and the log's reads comes first, however far apart, and
- * new events applied after the database's numbering went back. */
+ * log's numbers split off before them; each event applied once however
+ * many of the log's reads return it, however far apart, and new events
+ * applied after the database's numbering went back. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,47 +159,6 @@ START_TEST(logged_numbers_split_off)
 }
 END_TEST
 
-/* A node of a build before the event log sends the bare event: heard, it
- * is taken whole with no ids (applied at once, nothing to know it again
- * by); a logged one with its ids; a logged one whose event is bad, or a
- * bare one that is not an event, is neither. */
-START_TEST(bare_events_of_an_older_build_are_heard)
-{
-    notify_event_t ev;
-    int64_t id = 9, xid = 9;
-    char key[DB_EVENT_KEY_LEN + 1] = "x";
-    ck_assert_int_eq(notify_heard_parse("kick * old-node 12 0", &id, &xid, key, &ev), 0);
-    ck_assert_str_eq(key, "");
-    ck_assert_int_eq(id, 0);
-    ck_assert_int_eq(xid, 0);
-    ck_assert_str_eq(ev.kind, NOTIFY_KICK);
-    ck_assert_str_eq(ev.from, "old-node");
-    ck_assert_int_eq(ev.a, 12);
-    ck_assert_int_eq(notify_heard_parse("chat * b 12 3 wanda hi%20there", &id, &xid, key, &ev), 0);
-    ck_assert_str_eq(ev.text, "hi there");
-    ck_assert_int_eq(notify_heard_parse("41 7731 kick * a 12 0", &id, &xid, key, &ev), 1);
-    ck_assert_int_eq(id, 41);
-    ck_assert_int_eq(xid, 7731);
-    ck_assert_str_eq(ev.kind, NOTIFY_KICK);
-    ck_assert_int_eq(notify_heard_parse("41 7731 " KEY " kick * a 12 0", &id, &xid, key, &ev), 1);
-    ck_assert_str_eq(key, KEY);
-    ck_assert_str_eq(ev.kind, NOTIFY_KICK);
-    static const char *const bad[] = {
-        "41 7731 steal * a 12 0", /* logged, not an event */
-        "41 7731 ",
-        "41 kick * a 12 0", /* one number: neither form */
-        "steal * a 12 0",
-        "kick * a 12",
-        "",
-        "0 1 kick * a 12 0",
-        "41 7731 " KEY " steal * a 12 0",
-        "41 7731 " KEY KEY " kick * a 12 0",
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(notify_heard_parse(bad[i], &id, &xid, key, &ev) == -1, "took \"%s\"", bad[i]);
-}
-END_TEST
-
 /* ---- each event applied once ---- */
 
 typedef struct {
@@ -226,15 +184,19 @@ static db_node_event_t event(int64_t id, int era, int64_t next)
     return e;
 }
 
-static int heard_in(notify_once_t *o, int64_t id, int era)
+/* A read that returns event id of era alone, the cursor where it was (a
+ * read soon after another, asked by a notification): whether it was
+ * applied. */
+static int alone_in(notify_once_t *o, int64_t id, int era)
 {
-    db_node_event_t e = event(id, era, 0);
-    return notify_once_heard(o, id, e.xid, e.key, e.payload);
+    db_node_event_t e = event(id, era, o->cursor);
+    applied_t a = {0};
+    return (int)notify_once_read(o, &e, 1, on_apply, &a);
 }
 
-static int heard(notify_once_t *o, int64_t id)
+static int alone(notify_once_t *o, int64_t id)
 {
-    return heard_in(o, id, 0);
+    return alone_in(o, id, 0);
 }
 
 /* A read of the log returning events ids[0..n) of era (0 ids: none),
@@ -259,7 +221,7 @@ static size_t read_log(notify_once_t *o, const int64_t *ids, size_t n, int64_t n
 }
 
 /* Reads that bring nothing new, each moving the cursor on, between the
- * events ids from and below to (each heard once by its notification):
+ * events ids from and below to (each read alone once):
  * what a node does for a while between an event's two arrivals. */
 static void meanwhile(notify_once_t *o, int reads, int64_t from, int64_t to)
 {
@@ -267,12 +229,12 @@ static void meanwhile(notify_once_t *o, int reads, int64_t from, int64_t to)
     for (int i = 0; i < reads; i++)
         ck_assert_int_eq(read_log(o, NULL, 0, o->cursor + 1, &a), 0);
     for (int64_t id = from; id < to; id++)
-        ck_assert_int_eq(heard(o, id), 1);
+        ck_assert_int_eq(alone(o, id), 1);
 }
 
-/* An event read from the log and heard again by its notification later,
- * many reads and thousands of other events apart (the notification kept
- * by a stalled loop), is applied once; so is one heard first and read
+/* An event read from the log and read alone again later, many reads and
+ * thousands of other events apart (the read asked by a notification
+ * kept by a stalled loop), is applied once; so is one read alone first and read
  * (again and again, a transaction keeping the cursor back) later. */
 START_TEST(an_event_is_applied_once_in_either_order_however_far_apart)
 {
@@ -280,14 +242,14 @@ START_TEST(an_event_is_applied_once_in_either_order_however_far_apart)
     applied_t a = {0};
     ck_assert_int_eq(read_log(&o, (int64_t[]){5}, 1, 100, &a), 0); /* the first read: a cursor */
     ck_assert_int_eq(o.cursor, 100);
-    /* the log first, its notification later */
+    /* a read of the log first, one asked by its notification later */
     ck_assert_int_eq(read_log(&o, (int64_t[]){10}, 1, 101, &a), 1);
     ck_assert_int_eq(a.applied[0], 10);
     meanwhile(&o, 60, 11, 11 + DB_EVENTS_KEEP_ROWS - 1); /* two minutes of reads, 4,095 events */
-    ck_assert_int_eq(heard(&o, 10), 0);
-    /* the notification first, the log later, read twice */
+    ck_assert_int_eq(alone(&o, 10), 0);
+    /* alone first, then in the log's reads, twice */
     int64_t late = 11 + DB_EVENTS_KEEP_ROWS;
-    ck_assert_int_eq(heard(&o, late), 1);
+    ck_assert_int_eq(alone(&o, late), 1);
     meanwhile(&o, 60, late + 1, late + DB_EVENTS_KEEP_ROWS);
     a.n = 0;
     ck_assert_int_eq(read_log(&o, (int64_t[]){late}, 1, o.cursor, &a), 0);
@@ -304,66 +266,66 @@ START_TEST(ids_out_of_order)
     static notify_once_t o;
     applied_t a = {0};
     ck_assert_int_eq(read_log(&o, (int64_t[]){3, 4}, 2, 50, &a), 0);
-    ck_assert_int_eq(heard(&o, 20), 1);
-    ck_assert_int_eq(heard(&o, 15), 1); /* below the newest, never applied */
-    ck_assert_int_eq(heard(&o, 15), 0);
+    ck_assert_int_eq(alone(&o, 20), 1);
+    ck_assert_int_eq(alone(&o, 15), 1); /* below the newest, never applied */
+    ck_assert_int_eq(alone(&o, 15), 0);
     ck_assert_int_eq(read_log(&o, (int64_t[]){14, 15, 16, 20}, 4, 51, &a), 2);
     ck_assert_int_eq(a.applied[0], 14);
     ck_assert_int_eq(a.applied[1], 16);
-    ck_assert_int_eq(heard(&o, 14), 0);
-    ck_assert_int_eq(heard(&o, 16 + NOTIFY_ONCE_SPAN - 1), 1);
-    ck_assert_int_eq(heard(&o, 17), 1); /* within the span, never applied */
-    ck_assert_int_eq(heard(&o, 17), 0);
+    ck_assert_int_eq(alone(&o, 14), 0);
+    ck_assert_int_eq(alone(&o, 16 + NOTIFY_ONCE_SPAN - 1), 1);
+    ck_assert_int_eq(alone(&o, 17), 1); /* within the span, never applied */
+    ck_assert_int_eq(alone(&o, 17), 0);
 }
 END_TEST
 
 /* The database's numbering went back far (a restore of an old backup):
- * the first id far below the newest, read or heard, starts the memory
- * again; its events are applied once, and heard once after. */
+ * the first id far below the newest starts the memory again; its events
+ * are applied once, and not again when read alone after. */
 START_TEST(a_numbering_gone_back_far_starts_again)
 {
     static notify_once_t o;
     applied_t a = {0};
     ck_assert_int_eq(read_log(&o, NULL, 0, 10, &a), 0);
-    ck_assert_int_eq(heard(&o, 100000), 1);
+    ck_assert_int_eq(alone(&o, 100000), 1);
     ck_assert_int_eq(read_log(&o, (int64_t[]){7, 8}, 2, 11, &a), 2);
     ck_assert_int_eq(read_log(&o, (int64_t[]){7, 8}, 2, 11, &a), 0);
-    ck_assert_int_eq(heard(&o, 8), 0);
-    ck_assert_int_eq(heard(&o, 9), 1);
-    /* heard first, this time */
-    ck_assert_int_eq(heard(&o, 9 + NOTIFY_ONCE_SPAN), 1);
-    ck_assert_int_eq(heard_in(&o, 9, 1), 1);
-    ck_assert_int_eq(heard_in(&o, 10, 1), 1);
+    ck_assert_int_eq(alone(&o, 8), 0);
+    ck_assert_int_eq(alone(&o, 9), 1);
+    /* alone first, this time */
+    ck_assert_int_eq(alone(&o, 9 + NOTIFY_ONCE_SPAN), 1);
+    ck_assert_int_eq(alone_in(&o, 9, 1), 1);
+    ck_assert_int_eq(alone_in(&o, 10, 1), 1);
     ck_assert_int_eq(read_era(&o, (int64_t[]){9, 10, 11}, 3, 12, 1, &a), 1); /* 11: new */
-    ck_assert_int_eq(heard_in(&o, 9, 1), 0);
+    ck_assert_int_eq(alone_in(&o, 9, 1), 0);
 }
 END_TEST
 
 /* Back a little (a restore of a recent backup, the log emptied and its
  * numbering started again): the ids this node applied come again as
  * other events, each applied once however it comes, and the events of
- * before are still known (a notification of one late is not applied). */
+ * before are still known (one read alone late is not applied). */
 START_TEST(ids_again_as_other_events_are_new_ones)
 {
     static notify_once_t o;
     applied_t a = {0};
     ck_assert_int_eq(read_log(&o, NULL, 0, 10, &a), 0);
     for (int64_t id = 1; id <= 6; id++)
-        ck_assert_int_eq(heard(&o, id), 1);
+        ck_assert_int_eq(alone(&o, id), 1);
     ck_assert_int_eq(read_log(&o, (int64_t[]){1, 2, 3}, 3, 11, &a), 0);
-    ck_assert_int_eq(heard_in(&o, 1, 1), 1); /* the log's numbering started again */
-    ck_assert_int_eq(heard_in(&o, 1, 1), 0);
+    ck_assert_int_eq(alone_in(&o, 1, 1), 1); /* the log's numbering started again */
+    ck_assert_int_eq(alone_in(&o, 1, 1), 0);
     ck_assert_int_eq(read_era(&o, (int64_t[]){1, 2}, 2, 12, 1, &a), 1);
     ck_assert_int_eq(a.applied[0], 2);
-    ck_assert_int_eq(heard_in(&o, 2, 1), 0);
-    ck_assert_int_eq(heard(&o, 6), 0);
-    ck_assert_int_eq(heard_in(&o, 7, 1), 1); /* past the newest of before: as ever */
-    ck_assert_int_eq(heard_in(&o, 7, 1), 0);
+    ck_assert_int_eq(alone_in(&o, 2, 1), 0);
+    ck_assert_int_eq(alone(&o, 6), 0);
+    ck_assert_int_eq(alone_in(&o, 7, 1), 1); /* past the newest of before: as ever */
+    ck_assert_int_eq(alone_in(&o, 7, 1), 0);
 }
 END_TEST
 
 /* A keyed event (notify.h) is known by its key under its id: one read
- * and heard is applied once; after a restore that gave its id again, an
+ * and read again is applied once; after a restore that gave its id again, an
  * event with the same transaction's number and payload but another key
  * is a new one (numbers and payloads alone could not tell the two). */
 START_TEST(a_keyed_event_is_known_by_its_key)
@@ -376,11 +338,10 @@ START_TEST(a_keyed_event_is_known_by_its_key)
                          .next = 11,
                          .payload = "kick * node-a 3 0",
                          .key = "0000000000000001000000000000000a"};
-    ck_assert_int_eq(notify_once_heard(&o, e.id, e.xid, e.key, e.payload), 1);
+    ck_assert_int_eq(notify_once_read(&o, &e, 1, on_apply, &a), 1);
     ck_assert_int_eq(notify_once_read(&o, &e, 1, on_apply, &a), 0);
-    ck_assert_int_eq(notify_once_heard(&o, e.id, e.xid, e.key, e.payload), 0);
     snprintf(e.key, sizeof e.key, "%s", "0000000000000002000000000000000a");
-    ck_assert_int_eq(notify_once_heard(&o, e.id, e.xid, e.key, e.payload), 1);
+    ck_assert_int_eq(notify_once_read(&o, &e, 1, on_apply, &a), 1);
     ck_assert_int_eq(notify_once_read(&o, &e, 1, on_apply, &a), 0);
     ck_assert_uint_ne(notify_once_key(77, e.key, e.payload), notify_once_key(77, "", e.payload));
 }
@@ -408,7 +369,6 @@ Suite *suite_server_notify(void)
     tcase_add_test(t, chat_lines_read_whole);
     tcase_add_test(t, chat_lines_round_trip);
     tcase_add_test(t, logged_numbers_split_off);
-    tcase_add_test(t, bare_events_of_an_older_build_are_heard);
     tcase_add_test(t, an_event_is_applied_once_in_either_order_however_far_apart);
     tcase_add_test(t, ids_out_of_order);
     tcase_add_test(t, a_numbering_gone_back_far_starts_again);
