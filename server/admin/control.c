@@ -396,7 +396,7 @@ static void health_node(ctl_t *c)
                "node events: %llu notifications heard, %llu reads of the log, %llu events "
                "read\n",
                (unsigned long long)ns.heard, (unsigned long long)ns.reads,
-               (unsigned long long)ns.applied);
+               (unsigned long long)ns.events);
 }
 
 /* Where the home loop's journal appends of the last HEALTH_TIMES_MS spent

@@ -447,7 +447,7 @@ static void on_logged(void *ud, const db_node_event_t *row)
     notify_event_t ev;
     if (notify_parse(row->payload, &ev))
         return not_understood(n, row->payload);
-    n->stats.applied++;
+    n->stats.events++;
     apply(n, &ev, row->age_ms);
 }
 

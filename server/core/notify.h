@@ -77,7 +77,7 @@ void notify_stop(server_t *home);
  * it).
  * Zeros when leases are off. Home loop. */
 typedef struct {
-    uint64_t heard, reads, applied;
+    uint64_t heard, reads, events;
 } notify_stats_t;
 void notify_stats(const server_t *home, notify_stats_t *out);
 
