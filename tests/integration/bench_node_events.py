@@ -17,7 +17,7 @@ import time
 import pytest
 
 from harness import ON_PG, PW, WS, admin
-from test_watch_nodes import pair, pair_of, played_and_watched, say  # noqa: F401
+from test_watch_nodes import pair, pair_of, played_and_watched  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 ROUNDS = int(os.environ.get("ROUNDS", "20"))
