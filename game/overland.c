@@ -311,13 +311,16 @@ static bool wild_spot(game_t *g, const level_t *lv, const uint8_t *reach, int px
     return false;
 }
 
-/* Creatures of the territory's danger come at the player: one to three. */
+/* Creatures of the territory's danger come at the player: one to three, a
+ * unique alone. */
 static void encounter(game_t *g, int danger, int more)
 {
     const level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     int px = p->x, py = p->y, kind = creature_pick_kind(g, &g->play, danger);
     int n = 1 + (int)rng_below(&g->play, 2) + more, x, y;
+    if (kind >= 0 && (g->c->creatures[kind].flags & CF_UNIQUE))
+        n = 1; /* there is one of him */
     handle_t first = HANDLE_NONE;
     int came = 0;
     uint8_t reach[SPOT_W * SPOT_W];

@@ -786,6 +786,59 @@ START_TEST(encounters_come_by_territory)
 }
 END_TEST
 
+/* A unique comes alone: an encounter that picks one makes one, never
+ * "2 Skarg the Kobold Kings". Walked in the most dangerous territory of
+ * several seeds until uniques have come a few times. */
+START_TEST(a_unique_comes_alone_across_the_wilds)
+{
+    int uniques = 0;
+    for (uint64_t seed = 1; seed < 40 && uniques < 6; seed++) {
+        game_t *g = outside(C, seed);
+        const level_t *lv = level_current(g);
+        int best = -1, bx = -1, by = -1;
+        for (int y = 1; y < lv->h - 1; y++)
+            for (int x = 1; x < lv->w - 1; x++) {
+                int terr = atlas_terr_at(g, x, y);
+                uint8_t t = level_terrain(lv, x, y);
+                if (terr >= 0 && level_passable(g, lv, x, y) && level_passable(g, lv, x + 1, y) &&
+                    t != MAP_TOWN && t != MAP_ENTRANCE && level_terrain(lv, x + 1, y) != MAP_TOWN &&
+                    level_terrain(lv, x + 1, y) != MAP_ENTRANCE &&
+                    (best < 0 || g->atlas.t->terrs[terr].danger > best))
+                    best = g->atlas.t->terrs[terr].danger, bx = x, by = y;
+            }
+        ck_assert_int_ge(best, 0);
+        put(g, bx, by);
+        for (int i = 0; i < 600 && g->state == GAME_RUNNING; i++) {
+            reg_get(&g->reg, g->player)->hp = 5000;
+            while (g->prompt != PROMPT_NONE)
+                key(g, KEY_ESC);
+            put(g, bx + i % 2, by);
+            uint32_t met = g->atlas.encounters;
+            key(g, i % 2 ? 'h' : 'l');
+            if (g->atlas.encounters == met)
+                continue;
+            for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+                const obj_t *o = reg_get(&g->reg, h);
+                if (o->type != OBJ_CREATURE || h == g->player || o->depth != ATLAS_OVERLAND ||
+                    !(creature_kind(g, o)->flags & CF_UNIQUE))
+                    continue;
+                int same = 0;
+                for (handle_t j = reg_next(&g->reg, 0); j; j = reg_next(&g->reg, j))
+                    same += reg_get(&g->reg, j)->type == OBJ_CREATURE &&
+                            reg_get(&g->reg, j)->kind == o->kind;
+                ck_assert_msg(same == 1, "seed %d: %d of %s: %s", (int)seed, same,
+                              creature_kind(g, o)->name, last_msg(g));
+                uniques++;
+                break;
+            }
+            clear_wilds(g);
+        }
+        game_free(g);
+    }
+    ck_assert_int_gt(uniques, 0);
+}
+END_TEST
+
 Suite *suite_game_overland(void)
 {
     Suite *s = suite_create("game_overland");
@@ -807,6 +860,7 @@ Suite *suite_game_overland(void)
     tcase_add_test(t, the_overland_is_drawn_in_every_glyph_set);
     tcase_add_test(t, encounters_come_by_territory);
     tcase_add_test(t, encounters_say_how_many_came);
+    tcase_add_test(t, a_unique_comes_alone_across_the_wilds);
     suite_add_tcase(s, t);
     return s;
 }
