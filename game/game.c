@@ -6,6 +6,7 @@
 #include "chargen.h"
 #include "combat.h"
 #include "end.h"
+#include "itemui.h"
 #include "level.h"
 #include "msg.h"
 #include "prompt.h"
@@ -52,6 +53,14 @@ void game_free(game_t *g)
     gfree(&al, g);
 }
 
+/* A --More-- stands over a list the player is asked to pick from (a
+ * scroll's "Identify which item?"), and the key is not one that pages. */
+static bool more_over_list(const game_t *g, key_event_t key)
+{
+    return g->prompt == PROMPT_MORE && g->items.screen != ITEMUI_NONE && key.code != ' ' &&
+           key.code != KEY_ENTER && key.code != KEY_ESC;
+}
+
 /* The key goes to the current prompt's row (prompt.h); unless it only
  * paged or closed a screen, the world then runs until the player's next
  * turn and the input's loose ends are tied: vision, uniques seen, a
@@ -67,9 +76,12 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
     g->keys++;
     const prompt_t *pr = prompt_of(g);
     if (pr->flags & PF_PAGING) {
+        bool answers = more_over_list(g, key);
         pr->key(g, key);
         vision_anchor(g);
-        return (game_state_t)g->state;
+        if (!answers || g->prompt != PROMPT_NONE)
+            return (game_state_t)g->state;
+        pr = prompt_of(g); /* the --More-- read to its end: the key picks from the list too */
     }
     msg_dismiss(g);
     g->own_line = 0;

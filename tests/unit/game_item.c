@@ -263,6 +263,33 @@ START_TEST(a_list_leaves_the_top_line_whole)
 }
 END_TEST
 
+/* A --More-- over a list a scroll opened: the letter typed at the list
+ * both reads on and picks (the list is on the screen; a letter that only
+ * closed the --More-- looked like a key lost). Space still only reads on. */
+START_TEST(a_letter_at_more_over_a_list_picks)
+{
+    for (int space = 0; space <= 1; space++) {
+        game_t *g = rogue_alone(27);
+        handle_t s1 = give(g, "scroll of identify", 2);
+        give(g, "wand of fire", 1);
+        handle_t p = give(g, "potion of confusion", 1);
+        char cmd[3] = {'r', letter(g, s1), 0};
+        keys(g, cmd);
+        ck_assert_int_eq(g->prompt, PROMPT_MORE); /* what was read, too long for one line */
+        ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
+        if (space) {
+            key(g, ' ');
+            ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
+            ck_assert(!ident_known(g, item_named(C, "potion of confusion")));
+        }
+        key(g, (uint32_t)letter(g, p));
+        ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
+        ck_assert_msg(ident_known(g, item_named(C, "potion of confusion")), "%s", last_msg(g));
+        game_free(g);
+    }
+}
+END_TEST
+
 /* A scroll of identify names itself when read, as NetHack's does: its
  * question says what it is, and so does what it names. */
 START_TEST(reading_identify_names_the_scroll)
@@ -781,6 +808,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, scroll_of_identify_asks_which);
     tcase_add_test(t, a_list_leaves_the_top_line_whole);
     tcase_add_test(t, reading_identify_names_the_scroll);
+    tcase_add_test(t, a_letter_at_more_over_a_list_picks);
     tcase_add_test(t, watching_a_monster_quaff_identifies);
     tcase_add_test(t, drain_and_restore_abilities);
     tcase_add_test(t, stacks_and_grammar);
