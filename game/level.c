@@ -285,10 +285,11 @@ int level_stairs(game_t *g, int dir)
     }
     if (nd == ATLAS_OVERLAND)
         return overland_stairs(g, dir); /* out of a branch */
-    if (level_enter(g, nd) < 0)
-        return 0;
+    /* said first: what waits at their foot (a warren, the collapse) follows */
     msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
             dir > 0 ? "descend" : "climb");
+    if (level_enter(g, nd) < 0)
+        return 0;
     if (nd == 0 && g->pc.heartstone && !atlas_world(g))
         escape_win(g); /* no world beyond the town: the town is the end of the chase */
     else if (nd == 0 && g->pc.heartstone && escape_town(g) < 0)

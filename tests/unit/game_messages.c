@@ -105,6 +105,46 @@ START_TEST(a_long_message_is_paged_not_cut)
 }
 END_TEST
 
+/* The first message of the log from `from` on that contains s, or -1. */
+static long said_at(const game_t *g, uint32_t from, const char *s)
+{
+    for (uint32_t i = from; i < g->nmsg; i++)
+        if (strstr(msg_at(g, i)->text, s))
+            return (long)i;
+    return -1;
+}
+
+/* Taking the stairs is said first, what waits at their foot after it:
+ * "You climb the stairs. The stairs collapse behind you", never the
+ * collapse before the climb. */
+START_TEST(the_stairs_are_said_before_what_waits)
+{
+    game_t *g = alone(C, 5, HUMAN, FIGHTER);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 5000;
+    level_t *lv = level_current(g);
+    p->x = lv->down_x, p->y = lv->down_y;
+    reg_refile(&g->reg, g->player);
+    key(g, '>');
+    ck_assert_int_eq(g->depth, 2);
+    while (g->prompt != PROMPT_NONE)
+        key(g, ' ');
+    g->pc.heartstone = 1;
+    p = reg_get(&g->reg, g->player);
+    lv = level_current(g);
+    p->x = lv->up_x, p->y = lv->up_y;
+    reg_refile(&g->reg, g->player);
+    uint32_t from = g->nmsg;
+    key(g, '<');
+    ck_assert_int_eq(g->depth, 1);
+    long climb = said_at(g, from, "You climb the stairs"),
+         fall = said_at(g, from, "The stairs collapse behind you");
+    ck_assert_msg(climb >= 0 && fall >= 0, "%s", last_msg(g));
+    ck_assert_int_lt(climb, fall);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(proper_names_take_no_article)
 {
     game_t *g = alone_in_room(C, 5, HUMAN, FIGHTER, 6);
@@ -273,6 +313,7 @@ Suite *suite_game_messages(void)
     tcase_add_test(t, a_resisted_poison_is_said_once);
     tcase_add_test(t, a_unique_is_noticed_once);
     tcase_add_test(t, healing_by_an_element_is_said);
+    tcase_add_test(t, the_stairs_are_said_before_what_waits);
     suite_add_tcase(s, t);
     return s;
 }
