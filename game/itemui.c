@@ -261,23 +261,31 @@ int itemui_rest(game_t *g)
 
 static int list_items(game_t *g, screen_t *s, int row, fits_fn_t fits)
 {
-    handle_t inv[INV_SLOTS];
-    int n = item_inventory(g, g->player, inv), shown = 0;
-    for (int i = 0; i < n && row < s->h - 2; i++) {
-        const obj_t *o = reg_get(&g->reg, inv[i]);
-        if (!fits(g, o))
+    handle_t inv[INV_SLOTS], shown[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), count = 0;
+    for (int i = 0; i < n; i++)
+        if (fits(g, reg_get(&g->reg, inv[i])))
+            shown[count++] = inv[i];
+    /* more than the rows under the title hold: two columns (a full pack
+     * on 80x24), each line cut to its column */
+    int rows = s->h - 2 - row, cols = count > rows ? 2 : 1;
+    int per = cols == 2 ? (count + 1) / 2 : count, cw = s->w / cols;
+    for (int i = 0; i < count && rows > 0; i++) {
+        int c = i / per, y = row + i % per;
+        if (y >= s->h - 2)
             continue;
+        const obj_t *o = reg_get(&g->reg, shown[i]);
         char d[96];
-        item_describe(g, inv[i], d, sizeof d);
-        screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-        screen_textf(s, 1, row++, STYLE_DEFAULT, "%c) %s", 'a' + o->a[0], d);
-        shown++;
+        item_describe(g, shown[i], d, sizeof d);
+        screen_fill(s, c * cw, y, c ? s->w - cw : s->w, 1, ' ', STYLE_DEFAULT);
+        screen_textf(s, c * cw + 1, y, STYLE_DEFAULT, "%c) %.*s", 'a' + o->a[0],
+                     cols > 1 ? cw - 5 : (int)sizeof d, d);
     }
-    if (!shown && row < s->h - 2) {
+    if (!count && rows > 0) {
         screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-        screen_text(s, 1, row++, STYLE_DEFAULT, "(nothing)");
+        screen_text(s, 1, row, STYLE_DEFAULT, "(nothing)");
     }
-    return row;
+    return row + (count ? (per < rows ? per : rows) : rows > 0);
 }
 
 static void title(screen_t *s, const char *t)

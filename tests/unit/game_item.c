@@ -290,6 +290,38 @@ START_TEST(a_letter_at_more_over_a_list_picks)
 }
 END_TEST
 
+/* A full pack (26 letters) is listed whole on 80x24: the inventory and a
+ * verb's list show z) too, in two columns when one does not fit. */
+START_TEST(a_full_pack_is_listed_whole)
+{
+    game_t *g = rogue_alone(27);
+    handle_t inv[INV_SLOTS];
+    for (uint16_t k = 0; k < C->n_items && item_inventory(g, g->player, inv) < INV_SLOTS; k++)
+        item_new(g, k, 1, g->player, 0, 0, 0, NULL); /* one of each kind till the pack is full */
+    ck_assert_int_eq(item_inventory(g, g->player, inv), INV_SLOTS);
+    for (int verb = 0; verb < 2; verb++) {
+        key(g, verb ? 'd' : 'i');
+        screen_t *sc = screen_new(80, 24);
+        game_render(g, sc, NULL);
+        char row[200], all[24 * 200] = "";
+        for (int y = 0; y < 24; y++) {
+            screen_row_text(sc, y, row, sizeof row);
+            strncat(all, row, sizeof all - strlen(all) - 1);
+            strncat(all, "\n", sizeof all - strlen(all) - 1);
+        }
+        for (int i = 0; i < INV_SLOTS; i++) {
+            char l[4] = {(char)('a' + i), ')', ' ', 0};
+            ck_assert_msg(strstr(all, l), "%s missing:\n%s", l, all);
+        }
+        screen_row_text(sc, 22, row, sizeof row); /* the status line stays */
+        ck_assert_msg(strstr(row, "HP"), "%s", row);
+        screen_free(sc);
+        key(g, KEY_ESC);
+    }
+    game_free(g);
+}
+END_TEST
+
 /* A scroll of identify names itself when read, as NetHack's does: its
  * question says what it is, and so does what it names. */
 START_TEST(reading_identify_names_the_scroll)
@@ -809,6 +841,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, a_list_leaves_the_top_line_whole);
     tcase_add_test(t, reading_identify_names_the_scroll);
     tcase_add_test(t, a_letter_at_more_over_a_list_picks);
+    tcase_add_test(t, a_full_pack_is_listed_whole);
     tcase_add_test(t, watching_a_monster_quaff_identifies);
     tcase_add_test(t, drain_and_restore_abilities);
     tcase_add_test(t, stacks_and_grammar);
