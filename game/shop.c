@@ -12,7 +12,7 @@
 #include "status.h"
 #include "voyage.h"
 
-#define WARES_MAX    20
+#define WARES_MAX    26 /* a letter each: a full pack, or a to z of stock */
 /* Stock letters: a to z. */
 #define SHOP_LETTERS 26
 /* A stream of its own per level, apart from the map's, traps' and treasure's. */
@@ -528,6 +528,29 @@ static void draw_services(game_t *g, screen_t *s, const shop_kind_t *sh, int y)
                          pc_price(g, sh->service[i]));
 }
 
+/* The wares from row y on, each with its letter and price, above the
+ * services and the way out; in two columns, names cut shorter, when one
+ * does not hold them (a full pack to sell on 80x24). Returns the row
+ * after them. */
+static int draw_wares(game_t *g, screen_t *s, const shop_kind_t *sh, const handle_t *w,
+                      const int *letter, int n, int y)
+{
+    int rows = s->h - 6 - y, cols = n > rows ? 2 : 1, per = cols == 2 ? (n + 1) / 2 : n;
+    int cw = (s->w - 2) / cols, name_w = cols == 2 ? cw - 3 - 11 - 2 : 43;
+    for (int i = 0; i < n && rows > 0; i++) {
+        if (i % per >= rows)
+            continue;
+        char name[80];
+        item_describe(g, w[i], name, sizeof name);
+        int gold = g->shop_mode == SHOP_BUY    ? shop_buy_price(g, w[i])
+                   : g->shop_mode == SHOP_SELL ? shop_sell_price(g, w[i])
+                                               : pc_price(g, sh->service[SERVICE_IDENTIFY]);
+        screen_textf(s, 2 + (i / per) * cw, y + i % per, STYLE_DEFAULT, "%c) %-*.*s %5d gold",
+                     letter[i], name_w, name_w, name, gold);
+    }
+    return y + (per < rows ? per : rows > 0 ? rows : 0);
+}
+
 void shop_draw(game_t *g, screen_t *s)
 {
     static const char *const TITLE[SHOP_MODES] = {"Buy (a letter buys; S sells)",
@@ -548,14 +571,7 @@ void shop_draw(game_t *g, screen_t *s)
     handle_t w[WARES_MAX];
     int letter[WARES_MAX];
     int n = sh->classes || g->shop_mode == SHOP_IDENTIFY ? wares(g, w, letter) : 0;
-    for (int i = 0; i < n && y < s->h - 6; i++) {
-        char name[80];
-        item_describe(g, w[i], name, sizeof name);
-        int gold = g->shop_mode == SHOP_BUY    ? shop_buy_price(g, w[i])
-                   : g->shop_mode == SHOP_SELL ? shop_sell_price(g, w[i])
-                                               : pc_price(g, sh->service[SERVICE_IDENTIFY]);
-        screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-43.43s %5d gold", letter[i], name, gold);
-    }
+    y = draw_wares(g, s, sh, w, letter, n, y);
     if (!n && (sh->classes || g->shop_mode == SHOP_IDENTIFY))
         screen_text(s, 4, y++, STYLE_DEFAULT, "(nothing)");
     draw_services(g, s, sh, y + 1);

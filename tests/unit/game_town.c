@@ -226,6 +226,41 @@ static void view_row(game_t *g, int y, char *out, size_t n)
     screen_free(s);
 }
 
+/* A full pack to sell is listed whole on 80x24: every thing the shop
+ * buys under its letter, in two columns when one does not hold them,
+ * the services and the way out still below. */
+START_TEST(a_full_pack_to_sell_is_listed_whole)
+{
+    game_t *g = in_town(C, 4);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    const shop_kind_t *sh = shop_of(g, k);
+    handle_t inv[INV_SLOTS];
+    for (uint16_t i = 0; i < C->n_items && item_inventory(g, g->player, inv) < INV_SLOTS; i++)
+        if (sh->classes & (1u << C->items[i].cls))
+            item_new(g, i, 1, g->player, 0, 0, 0, NULL);
+    int n = item_inventory(g, g->player, inv);
+    ck_assert_int_eq(n, INV_SLOTS);
+    keys(g, "pS");
+    ck_assert_int_eq(g->shop_mode, SHOP_SELL);
+    char all[24 * 96] = "", row[96];
+    for (int y = 0; y < 24; y++) {
+        view_row(g, y, row, sizeof row);
+        strncat(all, row, sizeof all - strlen(all) - 1);
+        strncat(all, "\n", sizeof all - strlen(all) - 1);
+    }
+    for (int i = 0; i < n; i++) {
+        const obj_t *x = reg_get(&g->reg, inv[i]);
+        if ((x->flags & IF_EQUIPPED) || !(sh->classes & (1u << item_kind(g, x)->cls)))
+            continue;
+        char want[4] = {(char)('a' + x->a[0]), ')', ' ', 0};
+        ck_assert_msg(strstr(all, want), "no %s in the sell list:\n%s", want, all);
+    }
+    ck_assert_msg(strstr(all, "Escape or space leaves."), "%s", all);
+    game_free(g);
+}
+END_TEST
+
 /* The buy list row lettered l on the trade screen, into out: whether
  * there is one. */
 static bool buy_row(game_t *g, int l, char *out, size_t n)
@@ -755,6 +790,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, look_tab_finds_the_keeper);
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);
+    tcase_add_test(t, a_full_pack_to_sell_is_listed_whole);
     tcase_add_test(t, stock_keeps_its_letter_when_one_is_bought);
     tcase_add_test(t, unlettered_stock_takes_the_first_free_letters);
     tcase_add_test(t, carried_unpaid_goods_keep_their_letters);
