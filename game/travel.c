@@ -732,6 +732,10 @@ int travel_key(game_t *g, key_event_t k)
         msg_add(g, "You do not know the way there.");
         return 0;
     }
+    if (!level_walkable(g, lv, g->cur_x, g->cur_y)) { /* the sea, a wall: known, and no floor */
+        msg_add(g, "You cannot walk there.");
+        return 0;
+    }
     g->goal_x = g->cur_x, g->goal_y = g->cur_y;
     run_begin(g, RUN_TRAVEL);
     int cost = travel_step(g, true);

@@ -839,6 +839,29 @@ START_TEST(a_unique_comes_alone_across_the_wilds)
 }
 END_TEST
 
+/* Travel to the sea, on a continent the player knows whole, says that no
+ * one walks there, not "You know no way there from here". */
+START_TEST(travel_to_the_sea_says_no_one_walks_there)
+{
+    game_t *g = outside(C, 9);
+    level_t *lv = level_current(g);
+    int sea = -1;
+    for (int i = 0; i < lv->w * lv->h && sea < 0; i++)
+        if (lv->terrain[i] == MAP_SEA)
+            sea = i;
+    ck_assert_int_ge(sea, 0);
+    uint32_t from = g->nmsg;
+    uint64_t now = g->sched.now;
+    key(g, '_');
+    g->cur_x = (int16_t)(sea % lv->w), g->cur_y = (int16_t)(sea / lv->w);
+    key(g, '.');
+    ck_assert_msg(said_since(g, from, "You cannot walk there."), "%s", last_msg(g));
+    ck_assert(!said_since(g, from, "You know no way there"));
+    ck_assert_uint_eq(g->sched.now, now);
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_overland(void)
 {
     Suite *s = suite_create("game_overland");
@@ -861,6 +884,7 @@ Suite *suite_game_overland(void)
     tcase_add_test(t, encounters_come_by_territory);
     tcase_add_test(t, encounters_say_how_many_came);
     tcase_add_test(t, a_unique_comes_alone_across_the_wilds);
+    tcase_add_test(t, travel_to_the_sea_says_no_one_walks_there);
     suite_add_tcase(s, t);
     return s;
 }
