@@ -95,9 +95,6 @@ static int turn_undead(game_t *g)
         msg_add(g, "You need %d mana to turn undead.", TURN_MANA);
         return 0;
     }
-    g->pc.mana = (int16_t)(g->pc.mana - TURN_MANA);
-    msg_add(g, "You present your holy symbol!");
-    int fear = find_effect(g, "fear"), dc = combat_dc(g, g->player) + 2;
     handle_t seen[64];
     int n = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && n < 64; h = reg_next(&g->reg, h)) {
@@ -106,8 +103,13 @@ static int turn_undead(game_t *g)
             (creature_kind(g, o)->flags & CF_UNDEAD))
             seen[n++] = h;
     }
-    if (!n)
-        msg_add(g, "Nothing here fears it.");
+    if (!n) { /* as the spark with nothing to spark at: no mana, no time */
+        msg_add(g, "You see no undead to turn.");
+        return 0;
+    }
+    g->pc.mana = (int16_t)(g->pc.mana - TURN_MANA);
+    msg_add(g, "You present your holy symbol!");
+    int fear = find_effect(g, "fear"), dc = combat_dc(g, g->player) + 2;
     for (int i = 0; i < n; i++)
         if (reg_get(&g->reg, seen[i]))
             turn_one(g, seen[i], fear, dc);

@@ -826,6 +826,24 @@ START_TEST(cleric_turns_undead)
 }
 END_TEST
 
+/* With no undead in view, turning costs nothing and says so, as the
+ * spark does with nothing to spark at: a cleric trying the key in town
+ * keeps the mana. */
+START_TEST(turning_with_no_undead_in_view_costs_nothing)
+{
+    game_t *g = alone_in_room(C, 12, 0, CLERIC, 6);
+    g->pc.mana = g->pc.mana_max = 100;
+    spawn_at(g, "orc", -3, 0);
+    uint32_t from = g->nmsg;
+    uint64_t now = g->sched.now;
+    key(g, 0x01);
+    ck_assert_int_eq(g->pc.mana, 100);
+    ck_assert_uint_eq(g->sched.now, now);
+    ck_assert_msg(said_since(g, from, "You see no undead to turn."), "%s", last_msg(g));
+    game_free(g);
+}
+END_TEST
+
 /* The wizard's spark: at a target, free of mana. */
 START_TEST(wizard_spark)
 {
@@ -870,6 +888,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, fighter_power_attack);
     tcase_add_test(t, rogue_hides);
     tcase_add_test(t, cleric_turns_undead);
+    tcase_add_test(t, turning_with_no_undead_in_view_costs_nothing);
     tcase_add_test(t, wizard_spark);
     suite_add_tcase(s, t);
     return s;
