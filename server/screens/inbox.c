@@ -1,17 +1,43 @@
 /* inbox — a player's unseen mail on a terminal (inbox.h). */
 #include "inbox.h"
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "menu.h"
 #include "server.h"
+#include "shard.h"
+
+/* On loop k: the user's terminals there (user 0: every logged-in one) show
+ * their mail now if at the main menu, else once back there. */
+static void notify_here(server_t *k, void *ud)
+{
+    int64_t user = *(const int64_t *)ud;
+    LIST_EACH (it, &k->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (c->closing || !c->user_id || (user && c->user_id != user) || c->ops->browser)
+            continue;
+        if (menu_at_main(c))
+            inbox_show(c);
+        else
+            menu_mail_later(c); /* in a game or another screen: once back */
+    }
+}
+
+static void notify_done(server_t *home, void *ud)
+{
+    (void)home;
+    free(ud);
+}
 
 void inbox_notify(server_t *srv, int64_t user)
 {
-    LIST_EACH (it, &srv->conns) {
-        conn_t *c = LIST_ITEM(it, conn_t, node);
-        if (!c->closing && c->user_id && (c->user_id == user || !user) && menu_at_main(c))
-            inbox_show(c);
+    int64_t *u = malloc(sizeof *u);
+    if (!u) { /* out of memory: the terminals on this loop only */
+        notify_here(srv, &user);
+        return;
     }
+    *u = user;
+    shards_each(srv, notify_here, u, notify_done); /* a game's terminal is on its loop */
 }
 
 #define WRAP 76 /* characters of a message per screen line */
@@ -46,24 +72,33 @@ static size_t format_one(const db_mail_t *m, bool first, char *out, size_t n)
     return len < n ? len : 0;
 }
 
+/* Shows as much of m as fits in one notice and marks it seen. */
+static void show_mail(conn_t *c, const db_mail_t *m, size_t n)
+{
+    char text[MENU_MSG_MAX];
+    size_t len = 0;
+    int64_t upto = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = format_one(&m[i], i == 0, text + len, sizeof text - len);
+        if (k == 0)
+            break; /* the rest next time */
+        len += k;
+        upto = m[i].id;
+    }
+    if (upto) {
+        conn_message(c, text);
+        db_mail_seen(c->srv->db, c->user_id, upto, NULL, NULL);
+    }
+}
+
 static void on_unseen(void *ud, int status, const db_mail_t *m, size_t n)
 {
     conn_t *c = ud;
-    if (status == DB_OK && n > 0 && !c->closing && menu_at_main(c) && c->user_id) {
-        char text[MENU_MSG_MAX];
-        size_t len = 0;
-        int64_t upto = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t k = format_one(&m[i], i == 0, text + len, sizeof text - len);
-            if (k == 0)
-                break; /* the rest next time */
-            len += k;
-            upto = m[i].id;
-        }
-        if (upto) {
-            conn_message(c, text);
-            db_mail_seen(c->srv->db, c->user_id, upto, NULL, NULL);
-        }
+    if (status == DB_OK && n > 0 && !c->closing && c->user_id) {
+        if (menu_at_main(c))
+            show_mail(c, m, n);
+        else
+            menu_mail_later(c); /* it left the main menu meanwhile: once back */
     }
     conn_unref(c);
 }

@@ -253,7 +253,7 @@ static void enter_here(conn_t *c, const char *msg)
     if (msg != m->msg)
         snprintf(m->msg, sizeof m->msg, "%s", msg ? msg : "");
     menu_redraw(c);
-    if (m->mail_due && c->user_id) { /* a login's mail, left for here by its keys */
+    if (m->mail_due && c->user_id) { /* mail that came while the player was away */
         m->mail_due = false;
         inbox_show(c);
     }
@@ -266,6 +266,11 @@ static void message_here(conn_t *c, const char *msg)
     c->shown_valid = false; /* it may come straight from a game screen */
     snprintf(c->menu->msg, sizeof c->menu->msg, "%s", msg);
     menu_redraw(c);
+}
+
+void menu_mail_later(conn_t *c)
+{
+    c->menu->mail_due = true;
 }
 
 void menu_log_out(conn_t *c, const char *msg)

@@ -43,6 +43,8 @@ bool menu_at_main(const conn_t *c);
 /* While a read is handled, redraws wait; menu_release draws once. */
 void menu_hold(conn_t *c);
 void menu_release(conn_t *c);
+/* c's unseen mail shows the next time it is back at the main menu. */
+void menu_mail_later(conn_t *c);
 /* An admin locked the account: c is logged out and told msg. */
 void menu_log_out(conn_t *c, const char *msg);
 

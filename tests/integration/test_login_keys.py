@@ -108,6 +108,34 @@ def test_mail_waits_for_the_menu_when_the_keys_start_the_game(daemon, clients):
     assert "the taters are in" not in t.text(), t.text()
 
 
+def test_mail_that_comes_during_the_game_shows_back_at_the_menu(daemon, clients):
+    """Mail left while the player is in a game shows once they are back at
+    the menu in the same visit, and not again at their next login."""
+    t = clients(daemon.port).connected()
+    t.register("ted")  # the first account: with loops = 2 its game is on loop 1
+    a = clients(daemon.port).connected()
+    a.register("hobson")
+    t.send("p", settle=False)
+    t.wait_for("Choose a race.")
+    t.send("l", settle=False)
+    t.wait_for("Welcome, ted the ")
+    a.menu("m", ("To:", "ted"), ("Message:", "rope for the road"))
+    a.wait_for("Message left for ted.")
+    daemon.wait_log(r"mail from=\d+ to=ted")
+    t.pump(quiet=0.5)
+    assert "rope for the road" not in t.text(), t.text()  # the game goes on
+    t.send(CTRL_X, settle=False)  # back to the menu
+    t.wait_for("rope for the road")
+    t.wait_for("Press any key.")
+    t.send("x", settle=False)
+    t.wait_for("Your choice")
+    t.close()
+    t = clients(daemon.port).connected()
+    t.login("ted")
+    t.pump(quiet=0.8)
+    assert "Your choice" in t.text() and "rope for the road" not in t.text(), t.text()
+
+
 def test_keys_typed_with_a_new_password_reach_the_menu(daemon, clients):
     """Enter and o typed with the new password's second entry: the change is
     checked, then o opens the options; a refused change drops them."""
