@@ -269,26 +269,27 @@ static int loop_start(server_t *k)
     return 0;
 }
 
-static shard_rt_t *shard_new(server_t *home, int i)
+/* Makes loop i, not yet running, as sh->srv[i] (what it made, shards_free
+ * frees). -1: it cannot run, and said why. */
+static int shard_new(server_t *home, shards_t *sh, int i)
 {
     shard_rt_t *rt = calloc(1, sizeof *rt);
     if (!rt || uv_loop_init(&rt->loop)) {
         free(rt);
-        return NULL;
+        return log_error("loop %d: out of memory", i), -1;
     }
     if (uv_async_init(&rt->loop, &rt->park, on_park)) { /* no descriptor for its wakeups */
         uv_loop_close(&rt->loop);
         free(rt);
-        return NULL;
+        return log_error("loop %d: no descriptor for its wakeups", i), -1;
     }
     uv_mutex_init(&rt->mu);
     uv_cond_init(&rt->cv);
     rt->park.data = rt;
     server_t *k = &rt->srv;
-    if (server_init(k, &rt->loop)) { /* no mailbox: shards_start stops */
-        log_error("loop %d: libsodium cannot start", i);
-        return rt;
-    }
+    sh->srv[i] = k;
+    if (server_init(k, &rt->loop))
+        return log_error("loop %d: libsodium cannot start", i), -1;
     k->hooks = home->hooks; /* read-only, shared */
     k->cfg = home->cfg;     /* read-only; its game list is home's */
     k->content = home->content;
@@ -296,22 +297,22 @@ static shard_rt_t *shard_new(server_t *home, int i)
     k->budget = home->budget;
     k->pace = home->pace;
     k->strangers = home->strangers;
-    k->shards = home->shards;
+    k->shards = sh;
     k->shard = i;
     /* stamps of its own: a terminal's grid moves between loops */
     k->screen_stamps = (uint64_t)i << 48;
     k->vm = script_vm_new();
     k->db = db_attach(home->db, &rt->loop);
-    if (!k->vm || !k->db || shard_mailbox_open(k) || loop_start(k)) {
-        log_error("loop %d: out of memory", i);
-        return rt; /* shards_free frees it */
-    }
+    if (!k->vm || !k->db || shard_mailbox_open(k))
+        return log_error("loop %d: out of memory", i), -1;
+    if (loop_start(k)) /* the layer that failed said why */
+        return -1;
     storage_init(k);
     lease_init(k, home);
     uv_timer_init(&rt->loop, &k->tick);
     k->tick.data = k;
     uv_timer_start(&k->tick, on_shard_tick, 1000, 1000);
-    return rt;
+    return 0;
 }
 
 int shards_start(server_t *home)
@@ -325,13 +326,9 @@ int shards_start(server_t *home)
     sh->n = n;
     sh->srv[0] = home;
     home->shards = sh;
-    for (int i = 1; i < n; i++) { /* all made before any runs: a failure stops none */
-        shard_rt_t *rt = shard_new(home, i);
-        if (rt)
-            sh->srv[i] = &rt->srv;
-        if (!rt || !rt->srv.mbox || !rt->srv.db)
-            return log_error("loop %d: cannot start", i), -1;
-    }
+    for (int i = 1; i < n; i++) /* all made before any runs: a failure stops none */
+        if (shard_new(home, sh, i))
+            return log_error("loops: loop %d cannot start: stopping", i), -1;
     for (int i = 1; i < n; i++) {
         shard_rt_t *rt = (shard_rt_t *)sh->srv[i];
         int err = uv_thread_create(&rt->thread, shard_main, rt);

@@ -861,7 +861,12 @@ static int telnetgw_attach(server_t *s)
     if (!s->telnet)
         return log_error("telnet: out of memory"), -1;
     list_init(&s->telnet->eofs);
-    uv_idle_init(s->loop, &s->telnet->eof_idle);
+    int err = uv_idle_init(s->loop, &s->telnet->eof_idle);
+    if (err) { /* nothing made: telnetgw_stop has nothing to close */
+        free(s->telnet);
+        s->telnet = NULL;
+        return log_error("telnet: %s", uv_strerror(err)), -1;
+    }
     s->telnet->eof_idle.data = s->telnet;
     return 0;
 }

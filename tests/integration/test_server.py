@@ -76,6 +76,27 @@ def test_a_libsodium_that_cannot_start_stops_the_daemon(bindir, tmp_path):
     assert not any(w in said for w in SANITIZER_WORDS), said
 
 
+def test_a_loop_that_cannot_start_stops_the_daemon(bindir, tmp_path):
+    """With loops = 2, a loop whose telnet part cannot start (here a
+    uv_idle_init preloaded over libuv's fails) stops the daemon with a
+    message before any loop runs or anything listens, cleanly."""
+    src, shim = tmp_path / "noidle.c", tmp_path / "noidle.so"
+    src.write_text("int uv_idle_init(void *loop, void *idle) { return -12; /* UV_ENOMEM */ }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src)], check=True, timeout=60)
+    port = free_port()
+    env = dict(os.environ, LD_PRELOAD=str(shim),
+               ASAN_OPTIONS=ASAN_OPTIONS + ":verify_asan_link_order=0")
+    out = subprocess.run([str(daemon_exe(bindir)), "--db", str(tmp_path / "w.db"), "--telnet",
+                          f"127.0.0.1:{port}", "--http", "", "--loops", "2", "--test-hooks"],
+                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    said = out.stdout + out.stderr
+    assert out.returncode == 1, said
+    assert "telnet: " in said and "loop 1 cannot start" in said, said
+    assert "loops: 2" not in said, said  # no loop ran
+    assert "ready" not in said and "listening" not in said, said
+    assert not any(w in said for w in SANITIZER_WORDS), said
+
+
 def test_config_file_sets_port(start_daemon, tmp_path, clients):
     port = free_port()
     cfg = tmp_path / "w.conf"
