@@ -50,6 +50,7 @@ void conn_fini(conn_t *c)
 void conn_set_place(conn_t *c, conn_place_t p)
 {
     c->place = p;
+    c->held_for = "the game"; /* unless conn_wait_for says otherwise */
     if (p != CONN_WAIT && p != CONN_PLAY)
         c->nheld = 0;    /* typed for a game that did not come */
     if (c->ops->relay) { /* never in a menu here: its conn at home is */
@@ -326,8 +327,8 @@ static void hold_key(conn_t *c, key_event_t k)
         c->held[c->nheld++] = k;
         return;
     }
-    log_info("key dropped conn=%llu: %d keys already wait for the game", (unsigned long long)c->id,
-             CONN_HELD_KEYS);
+    log_info("key dropped conn=%llu: %d keys already wait for %s", (unsigned long long)c->id,
+             CONN_HELD_KEYS, c->held_for);
 }
 
 void conn_key(conn_t *c, key_event_t k)
@@ -409,6 +410,12 @@ void conn_message(conn_t *c, const char *msg)
         conn_menu(c, msg);
     else if (h->menu_message)
         h->menu_message(c, msg);
+}
+
+void conn_wait_for(conn_t *c, const char *what)
+{
+    conn_set_place(c, CONN_WAIT);
+    c->held_for = what;
 }
 
 void conn_wait(conn_t *c)

@@ -149,6 +149,7 @@ struct conn {
     watchview_t *watch;               /* a terminal watcher's help, chat line, footer (watch.c) */
     key_event_t held[CONN_HELD_KEYS]; /* typed in CONN_WAIT (conn_key, conn_play_held) */
     uint8_t nheld;
+    const char *held_for; /* what they wait for, as the log names it (conn_wait_for) */
 };
 
 /* Sets up the fields every gateway shares: a new id, empty lists, menu
@@ -221,6 +222,9 @@ void conn_detach(conn_t *c, const char *why);
 void conn_menu(conn_t *c, const char *msg);
 void conn_message(conn_t *c, const char *msg);
 void conn_wait(conn_t *c);
+/* c waits in CONN_WAIT for what (a static string: "the login"), as the
+ * log names it when held keys overflow; any other wait is for the game. */
+void conn_wait_for(conn_t *c, const char *what);
 void conn_too_small(conn_t *c);
 /* The least terminal what c shows needs, decided here only: the game's
  * (session_t.min_w, min_h: a hosted game's min-size) while c plays or

@@ -88,7 +88,7 @@ static void name_done(conn_t *c)
     if (m->prompt == &prompt_reg_name) { /* a taken name is refused before any password */
         char key[DB_NAME_MAX];
         accounts_name_key(m->pend_name, key);
-        conn_set_place(c, CONN_WAIT);
+        conn_wait_for(c, "the name check");
         conn_ref(c);
         db_user_by_name(c->srv->db, key, on_reg_name, c);
         menu_redraw(c);
@@ -188,15 +188,18 @@ static void account_submit(conn_t *c)
     accounts_t *a = c->srv->acc;
     uint64_t now = now_ms(c->srv);
     int ret;
-    conn_set_place(c, CONN_WAIT);
     conn_ref(c);
-    if (m->prompt == &prompt_login_pass)
+    if (m->prompt == &prompt_login_pass) {
+        conn_wait_for(c, "the login");
         ret = accounts_login(a, c->key, m->pend_name, m->line, m->line_len, now, on_account, c);
-    else if (m->prompt == &prompt_reg_pass2)
+    } else if (m->prompt == &prompt_reg_pass2) {
+        conn_wait_for(c, "the registration");
         ret = accounts_register(a, c->key, m->pend_name, m->line, m->line_len, now, on_account, c);
-    else
+    } else {
+        conn_wait_for(c, "the password change");
         ret = accounts_change_password(a, c->key, c->user, m->pend_old, strlen(m->pend_old),
                                        m->line, m->line_len, NULL, now, on_account, c);
+    }
     menu_wipe_secrets(m);
     memset(m->pend_name, 0, sizeof m->pend_name);
     if (ret) {

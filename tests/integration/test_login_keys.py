@@ -136,6 +136,34 @@ def test_mail_that_comes_during_the_game_shows_back_at_the_menu(daemon, clients)
     assert "Your choice" in t.text() and "rope for the road" not in t.text(), t.text()
 
 
+def test_a_flood_held_by_an_account_check_is_logged_as_held_for_it(daemon, clients):
+    """Past the 32 keys held while an account is checked, the log says what
+    the keys wait for: the login, the name check, the password change."""
+    a = clients(daemon.port).connected()
+    a.register("lotho")
+    a.close()
+    with login_then(daemon.port, "lotho", b"z" * 40) as s:  # one packet with the password
+        daemon.wait_log(r"login conn=\d+ ip=\S+ user=lotho")
+        raw_read(s, 0.5)
+    daemon.wait_log(r"key dropped conn=\d+: 32 keys already wait for the login")
+    t = clients(daemon.port).connected()
+    t.wait_for("Your choice")
+    t.send("r", settle=False)
+    t.wait_for("Name:")
+    t.send("odo\r" + "z" * 40, settle=False)
+    daemon.wait_log(r"key dropped conn=\d+: 32 keys already wait for the name check")
+    t.close()
+    t = clients(daemon.port).connected()
+    t.register("otho")
+    new = "battery-staple-9"
+    t.menu("c", ("Old password:", PW), ("New password:", new))
+    t.wait_for("New password again:")
+    t.send(new + "\r" + "z" * 40, settle=False)
+    daemon.wait_log(r"key dropped conn=\d+: 32 keys already wait for the password change")
+    daemon.wait_log(r"password changed user=otho")
+    assert "wait for the game" not in daemon.log()
+
+
 def test_keys_typed_with_a_new_password_reach_the_menu(daemon, clients):
     """Enter and o typed with the new password's second entry: the change is
     checked, then o opens the options; a refused change drops them."""
