@@ -7,7 +7,7 @@
 // on stdin. The last line printed is one JSON object with what it saw.
 import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { launch, termLines as lines, waitText } from './chromium.mjs';
+import { finish, launch, termLines as lines, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -217,8 +217,5 @@ try {
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
   if (shown) out.errors.push(`screen:\n${(await lines(shown).catch(() => [])).join('\n')}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

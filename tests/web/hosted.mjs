@@ -5,7 +5,7 @@
 //   node tests/web/hosted.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
 // The last line printed is one JSON object with what it saw.
 import { mkdirSync } from 'node:fs';
-import { launch, termLines as lines } from './chromium.mjs';
+import { finish, launch, termLines as lines } from './chromium.mjs';
 
 const [base, artifacts, name, password] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -52,8 +52,5 @@ try {
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
   if (page) out.errors.push(`screen:\n${(await lines(page).catch(() => [])).join('\n')}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

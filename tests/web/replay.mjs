@@ -6,7 +6,7 @@
 //   node tests/web/replay.mjs BASE_URL GAME_ID SEEK_FRAME ARTIFACT_DIR GAP_FRAME
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { mkdirSync } from 'node:fs';
-import { launch, termLines as lines } from './chromium.mjs';
+import { finish, launch, termLines as lines } from './chromium.mjs';
 
 const [base, game, seekTo, artifacts, gapFrame] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -97,8 +97,5 @@ try {
   await ctx.close();
 } catch (e) {
   out.errors.push(`exception: ${e.message}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);

@@ -4,7 +4,7 @@
 //   node tests/web/replay_end.mjs PAGE_URL ARTIFACT_DIR
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { mkdirSync } from 'node:fs';
-import { launch } from './chromium.mjs';
+import { finish, launch } from './chromium.mjs';
 
 const [url, artifacts] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -30,8 +30,5 @@ try {
   await page.screenshot({ path: `${artifacts}/replay-truncated.png` });
 } catch (e) {
   out.errors.push(`exception: ${e.message}`);
-} finally {
-  await browser.close();
 }
-console.log(JSON.stringify(out));
-process.exit(out.errors.length ? 1 : 0);
+await finish(browser, out);
