@@ -299,11 +299,13 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
 #define KEYS_HINT "q stops \u00b7 ? help"
 
 /* Whom c watches, and whether the player is there: one who left (to the
- * menu, or lost the connection) leaves the game waiting for them. */
+ * menu, or lost the connection) leaves the game waiting for them. Another
+ * node's game has no player here: its node's heartbeat says (away). */
 static void who_line(session_t *s, char *out, size_t n)
 {
     session_status_t st;
-    if (!s->player && !s->ended) {
+    bool left = s->mirror ? s->away : !s->player;
+    if (left && !s->ended) {
         snprintf(out, n, "Watching %.31s, who has left: the game waits. %d watching.", s->user,
                  s->nwatchers);
         return;
