@@ -221,17 +221,18 @@ test-pg: build build-asan
 # test-cluster-short (part of make test): the harness's cleanup and the
 # combined run small (40 players, 6 watchers on another node than their
 # game; a node killed, one drained, the database failed over, in turn),
-# and the benchmarks' network mode (tests/load/netpair.py) short.
+# the benchmarks' network mode (tests/load/netpair.py) short, and a hosted
+# game watched from another node, then its node killed (40 keys).
 # test-cluster: every scenario, the combined run with 300 players.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
 	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
 	    WARREN_CLUSTER_WATCH_PLAYERS=270 WARREN_CLUSTER_WATCHERS=30 WARREN_CLUSTER_WATCH_SECONDS=30 \
 	    WARREN_CLUSTER_COMBINED_PLAYERS=300 WARREN_CLUSTER_COMBINED_WATCHERS=30 \
-	    WARREN_CLUSTER_STEP_SECONDS=20 $(CLUSTER_PYTEST) tests/cluster
+	    WARREN_CLUSTER_STEP_SECONDS=20 WARREN_CLUSTER_HOSTED_KEYS=400 $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
 	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_bench_net.py \
-	    tests/cluster/test_combined.py
+	    tests/cluster/test_combined.py tests/cluster/test_hosted_cross.py
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) tests/integration

@@ -12,6 +12,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from cluster import ROOT, Cluster, can_make_netns  # noqa: E402
 
 
+def pytest_configure(config):
+    # the mark of tests/integration's suites, whose helpers some scenarios use
+    config.addinivalue_line("markers", "alone: times itself (tests/integration)")
+
+
 @pytest.fixture(scope="session")
 def bindir():
     return pathlib.Path(os.environ.get("WARREN_BIN", ROOT / "bin"))
