@@ -229,6 +229,7 @@ def test_a_detached_game_is_listed_on_other_nodes_as_on_its_own(pair, clients, b
     while game_rows(vb) != left:
         assert time.time() < end, "\n".join(left) + "\n----\n" + "\n".join(game_rows(vb))
         vb.pump(quiet=0.05, limit=0.3)
+    assert vb.lines()[-1].startswith("Watching dora, who has left: the game waits."), vb.text()
     vb.send("q")
     vb.wait_for("Your choice")
     # back at a: played again on both
@@ -239,6 +240,9 @@ def test_a_detached_game_is_listed_on_other_nodes_as_on_its_own(pair, clients, b
     a.wait_log(r"attach user=dora")
     assert wl_row(vb, "dora", lambda r: r[-1] != "detached")[-1] == "80x24"
     assert wl_row(va, "dora")[-1] == "80x24"
+    # b's watcher's bottom row says she plays (her node's heartbeat says so)
+    watch_from_list(vb, "dora")
+    vb.wait_for(re.compile(r"Watching dora, game \d+, depth \d+, 1 watching\."))
     assert a.alive() and b.alive()
 
 
