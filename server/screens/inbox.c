@@ -91,22 +91,37 @@ static void show_mail(conn_t *c, const db_mail_t *m, size_t n)
     }
 }
 
+/* One lookup of unseen mail: the terminal, and whose mail it asked for. */
+typedef struct {
+    conn_t *c;
+    int64_t user_id;
+} unseen_rq_t;
+
+/* The answer shows only while the account that asked is still the one
+ * logged in there: one that logged out and another in meanwhile is not
+ * shown the first one's mail, nor is it marked seen. */
 static void on_unseen(void *ud, int status, const db_mail_t *m, size_t n)
 {
-    conn_t *c = ud;
-    if (status == DB_OK && n > 0 && !c->closing && c->user_id) {
+    unseen_rq_t *rq = ud;
+    conn_t *c = rq->c;
+    if (status == DB_OK && n > 0 && !c->closing && c->user_id && c->user_id == rq->user_id) {
         if (menu_at_main(c))
             show_mail(c, m, n);
         else
             menu_mail_later(c); /* it left the main menu meanwhile: once back */
     }
     conn_unref(c);
+    free(rq);
 }
 
 void inbox_show(conn_t *c)
 {
     if (!c->user_id || c->ops->browser)
         return;
+    unseen_rq_t *rq = malloc(sizeof *rq);
+    if (!rq) /* out of memory: shown the next time it is looked up */
+        return;
+    *rq = (unseen_rq_t){c, c->user_id};
     conn_ref(c);
-    db_mail_unseen(c->srv->db, c->user_id, on_unseen, c);
+    db_mail_unseen(c->srv->db, c->user_id, on_unseen, rq);
 }
