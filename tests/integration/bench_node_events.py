@@ -7,6 +7,15 @@ it against two builds in turn, in one sitting:
 
     WARREN_DB=pg WARREN_BIN=$PWD/bin /usr/bin/python3 -m pytest -q -s \\
         -p no:cacheprovider tests/integration/bench_node_events.py
+
+And a chat line said and seen at one node: from a telnet watcher's Enter
+to a browser watching, and from a browser's line to the player's telnet.
+
+A line is timed from just before its keys are written to the telnet
+client's terminal to when the reader first holds it: nothing else is
+read in between (reading the sender's echo until it is quiet first would
+add that quiet wait, 150 ms, to every line), and pexpect's 50 ms sleep
+before each send is turned off for the sender.
 """
 import json
 import os
@@ -14,10 +23,11 @@ import socket
 import statistics
 import time
 
+import pexpect
 import pytest
 
-from harness import ON_PG, PW, WS, admin
-from test_watch_nodes import pair, pair_of, played_and_watched  # noqa: F401
+from harness import ON_PG, PW, WS, Web, admin
+from test_watch_nodes import pair, pair_of, played_and_watched, watch_from_list  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 ROUNDS = int(os.environ.get("ROUNDS", "20"))
@@ -51,13 +61,42 @@ def test_kick_from_another_node(pair, clients, bindir):
     said("kick at b, player at a", took)
 
 
-def chat_at(ws, timeout=10):
-    """When browser socket ws next gets a chat message."""
+def chat_at(ws, text, timeout=10):
+    """When browser socket ws gets the chat line text."""
     ws.s.settimeout(timeout)
     while True:
         op, p = ws.recv()
-        if op == 1 and json.loads(p)["t"] == "chat":
-            return time.monotonic()
+        if op == 1:
+            m = json.loads(p)
+            if m["t"] == "chat" and m["text"] == text:
+                return time.monotonic()
+
+
+def shown_at(t, text, timeout=10):
+    """When telnet client t's screen first shows text (read as it comes,
+    a few ms at a time, never waiting for the output to be quiet)."""
+    end = time.monotonic() + timeout
+    while text not in t.text():
+        assert time.monotonic() < end, f"{text!r} never shown:\n{t.text()}"
+        try:
+            data = t.child.read_nonblocking(65536, timeout=0.005)
+        except pexpect.TIMEOUT:
+            continue
+        t.raw += data
+        t.stream.feed(data)
+    return time.monotonic()
+
+
+def say_at_telnet(w, text):
+    """Watcher w's chat key and text; returns the time just before its
+    keys go out (pexpect's 50 ms sleep before each send turned off, not
+    waiting for the echo)."""
+    w.child.delaybeforesend = None
+    w.send(":")
+    w.wait_for("Say:")
+    start = time.monotonic()
+    w.send(f"{text}\r", settle=False)
+    return start
 
 
 def test_chat_line_from_another_node(pair, clients):
@@ -67,13 +106,39 @@ def test_chat_line_from_another_node(pair, clients):
     time.sleep(2)
     took = []
     for i in range(ROUNDS):
-        w.send(":")
-        w.wait_for("Say:")
-        start = time.monotonic()
-        w.send(f"line {i}\r")
+        start = say_at_telnet(w, f"line {i}")
         try:
-            took.append((chat_at(web_a) - start) * 1000)
+            took.append((chat_at(web_a, f"line {i}") - start) * 1000)
         except socket.timeout:
             pytest.fail(f"line {i} never reached a")
+        w.pump(quiet=0.05)
         time.sleep(1.1)  # under the chat rate limit
     said("chat at b, browser at a", took)
+
+
+def test_chat_line_on_one_node(pair, clients):
+    a, _ = pair
+    p = clients(a.port).connected()
+    p.register("ivy")
+    p.random_character("ivy")
+    w = clients(a.port).connected()
+    w.register("jon")
+    watch_from_list(w, "ivy")
+    tok = Web(a.http).register("kit", PW, next="/").session
+    web = WS(a.http, "/ws/watch/ivy/warren", session=tok)
+    a.wait_log(r"watch conn=\d+ user=ivy game=\d+ watchers=2")
+    time.sleep(2)
+    to_web, to_telnet = [], []
+    for i in range(ROUNDS):
+        text = f"here {i}"
+        start = say_at_telnet(w, text)
+        to_web.append((chat_at(web, text) - start) * 1000)
+        w.pump(quiet=0.05)
+        p.pump(quiet=0.05)
+        text = f"web {i}"
+        start = time.monotonic()
+        web.text(json.dumps({"t": "chat", "text": text}))
+        to_telnet.append((shown_at(p, f"kit: {text}") - start) * 1000)
+        time.sleep(1.1)  # under the chat rate limit
+    said("chat at a's telnet, browser at a", to_web)
+    said("chat at a's browser, player's telnet at a", to_telnet)
