@@ -4,8 +4,9 @@
 
 struct bodycache {
     hmap_t by_key;
-    list_t lru; /* bodycache_entry_t.node, newest first */
-    size_t max, bytes;
+    list_t lru;  /* bodycache_entry_t.node of the entries kept, newest first */
+    list_t held; /* bodycache_entry_t.node of the entries let go, still read */
+    size_t max, bytes, held_bytes;
 };
 
 bodycache_t *bodycache_new(size_t max)
@@ -15,6 +16,7 @@ bodycache_t *bodycache_new(size_t max)
         return NULL;
     hmap_init(&c->by_key);
     list_init(&c->lru);
+    list_init(&c->held);
     c->max = max;
     return c;
 }
@@ -36,13 +38,25 @@ void bodycache_ref(bodycache_entry_t *e)
 
 void bodycache_unref(bodycache_entry_t *e)
 {
-    if (e && --e->refs == 0) {
-        free((void *)e->gz);
-        free(e);
+    if (!e || --e->refs > 0)
+        return;
+    if (e->owner) { /* let go while read: its readers are done now */
+        list_remove(&e->node);
+        e->owner->held_bytes -= e->gz_len;
     }
+    free((void *)e->gz);
+    free(e);
 }
 
-/* Out of the cache (and its reference dropped). */
+/* Counted as held while its readers (references) last. */
+static void hold(bodycache_t *c, bodycache_entry_t *e)
+{
+    e->owner = c;
+    list_push_front(&c->held, &e->node);
+    c->held_bytes += e->gz_len;
+}
+
+/* Out of the cache (and its reference dropped); held if still read. */
 static void drop(bodycache_entry_t *e)
 {
     bodycache_t *c = e->cache;
@@ -50,6 +64,8 @@ static void drop(bodycache_entry_t *e)
     list_remove(&e->node);
     c->bytes -= e->gz_len;
     e->cache = NULL;
+    if (e->refs > 1)
+        hold(c, e);
     bodycache_unref(e);
 }
 
@@ -59,6 +75,8 @@ void bodycache_free(bodycache_t *c)
         return;
     for (list_t *n; (n = list_front(&c->lru));)
         drop(LIST_ITEM(n, bodycache_entry_t, node));
+    for (list_t *n; (n = list_pop_front(&c->held));) /* read on, no longer counted */
+        LIST_ITEM(n, bodycache_entry_t, node)->owner = NULL;
     hmap_fini(&c->by_key);
     free(c);
 }
@@ -108,8 +126,10 @@ bodycache_entry_t *bodycache_put(bodycache_t *c, const bodycache_key_t *key, buf
     list_init(&e->node);
     buf_init(gz); /* taken */
     drop_versions(c, key);
-    if (e->gz_len > c->max || hmap_add(&c->by_key, &e->hn, key_hash(key)))
-        return e; /* not kept: its readers have it */
+    if (e->gz_len > c->max || hmap_add(&c->by_key, &e->hn, key_hash(key))) {
+        hold(c, e); /* not kept: its readers have it */
+        return e;
+    }
     while (c->bytes + e->gz_len > c->max)
         drop(LIST_ITEM(c->lru.prev, bodycache_entry_t, node)); /* the oldest */
     list_push_front(&c->lru, &e->node);
@@ -127,4 +147,9 @@ size_t bodycache_count(const bodycache_t *c)
 size_t bodycache_bytes(const bodycache_t *c)
 {
     return c->bytes;
+}
+
+size_t bodycache_held(const bodycache_t *c)
+{
+    return c->held_bytes;
 }

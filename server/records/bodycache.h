@@ -12,7 +12,9 @@
  * caller gives back with bodycache_unref (a request's body is read from the
  * entry while the client takes it). An entry evicted while referenced
  * leaves the cache's count and is freed by its last unref; one larger than
- * max is never kept, only handed to its readers.
+ * max is never kept, only handed to its readers. Both are held meanwhile:
+ * bodycache_held counts their bytes, so a caller can refuse new bodies
+ * while slow readers hold many let go (rbuild.h).
  *
  * Loop thread only. Ownership: bodycache_new / bodycache_free; entries as said. */
 #ifndef WARREN_BODYCACHE_H
@@ -48,8 +50,9 @@ struct bodycache_entry {
     /* private */
     int refs;
     bodycache_t *cache; /* while kept, else NULL */
+    bodycache_t *owner; /* while let go but read (held), else NULL */
     hnode_t hn;         /* cache.by_key */
-    list_t node;        /* cache.lru, newest first */
+    list_t node;        /* cache.lru, newest first; or owner.held */
 };
 
 bool bodycache_key_eq(const bodycache_key_t *a, const bodycache_key_t *b);
@@ -71,5 +74,8 @@ void bodycache_unref(bodycache_entry_t *e); /* NULL is fine */
 /* Entries kept and their gzip bytes (the unit tests check the bounds). */
 size_t bodycache_count(const bodycache_t *c);
 size_t bodycache_bytes(const bodycache_t *c);
+/* The gzip bytes of entries out of the cache (evicted, replaced or too
+ * big) that readers still hold. */
+size_t bodycache_held(const bodycache_t *c);
 
 #endif

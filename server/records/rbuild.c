@@ -192,6 +192,22 @@ static rbuild_t *build_new(page_t *p, const bodycache_key_t *key, const char *ti
     return b;
 }
 
+/* Whether slow readers hold more than held_max of bodies the cache let
+ * go; the log says when that begins and ends, not at each refusal. */
+static bool held_full(records_t *r)
+{
+    size_t held = bodycache_held(r->cache);
+    bool full = held > r->held_max;
+    if (full != r->held_full)
+        log_warn(full ? "replays: %zu bytes of bodies let go of are still being sent: new "
+                        "builds answered 503 until they are below %zu"
+                      : "replays: %zu bytes of bodies let go of are being sent: below %zu, "
+                        "building again",
+                 held, r->held_max);
+    r->held_full = full;
+    return full;
+}
+
 void rbuild_answer(page_t *p, const bodycache_key_t *key, const char *title, records_job_fn read,
                    records_job_fn work)
 {
@@ -205,6 +221,10 @@ void rbuild_answer(page_t *p, const bodycache_key_t *key, const char *title, rec
     rbuild_t *b = build_find(r, key);
     if (b) { /* the same body is being built: wait for it */
         list_push_back(&b->waiters, &p->wnode);
+        return;
+    }
+    if (held_full(r)) {
+        page_error(p, 503, "the server is sending many replays: try again in a few seconds");
         return;
     }
     records_job_t *j = calloc(1, sizeof *j);

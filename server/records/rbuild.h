@@ -14,6 +14,12 @@
  * go of the requests whose clients have gone and, with none left, stops
  * there; a busy queue answers 503 with Retry-After (records.h).
  *
+ * Bodies the cache let go of (evicted, or too big to keep) live on while
+ * their clients read them, however slowly: while they hold more than
+ * held_max (replay-cache, or replay-max without a cache), a body not in
+ * the cache and not being built is not built but answered 503 with
+ * Retry-After, so slow readers of many bodies cannot grow the daemon.
+ *
  * Loop thread only, but for what work touches: b's producer fields. Not a
  * contract outside server/records/. */
 #ifndef WARREN_RBUILD_H

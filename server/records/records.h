@@ -41,8 +41,10 @@ struct records {
     int running_hosted;                 /* of which builds of hosted recordings */
     int jobs_max, hosted_max, wait_max; /* replay-builds, one fewer, replay-queue */
     uint64_t body_max;                  /* replay-max */
-    list_t waiting; /* records_job_t.node, first come first served (as they fit) */
-    int nwaiting;   /* refusable (page) jobs waiting */
+    size_t held_max; /* gzip bytes slow readers may hold off the cache (rbuild.h) */
+    bool held_full;  /* over it: said once in the log, until it is not */
+    list_t waiting;  /* records_job_t.node, first come first served (as they fit) */
+    int nwaiting;    /* refusable (page) jobs waiting */
     bodycache_t *cache;
     list_t builds;         /* rbuild_t.node: replay bodies being built (rbuild.c) */
     int64_t backlog_after; /* the backlog's next batch starts after this id */

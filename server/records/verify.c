@@ -27,6 +27,7 @@ records_t *records_new(server_t *srv, const char *web_root)
     r->wait_max = srv->cfg.replay_queue;
     r->body_max = (uint64_t)srv->cfg.replay_max;
     r->cache = bodycache_new((size_t)srv->cfg.replay_cache);
+    r->held_max = (size_t)(srv->cfg.replay_cache ? srv->cfg.replay_cache : srv->cfg.replay_max);
     if (!r->cache) {
         free(r);
         return NULL;

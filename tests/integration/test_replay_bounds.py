@@ -179,3 +179,33 @@ def test_abandoned_requests_cost_nothing(release):
     time.sleep(1)  # a build the 40 started would have logged by now
     built = re.findall(r"replay built: hosted frames (\d+)", d.log())
     assert built == [str(small)], built
+
+
+def test_slow_readers_cannot_hold_bodies_past_the_cache(start_daemon):
+    """A body the cache does not keep lives while its client reads it: a
+    client that reads nothing holds it. Past replay-cache bytes so held,
+    another recording's replay is not built but answered 503 with
+    Retry-After; one in the cache is still served; once the slow client
+    goes, replays are built again."""
+    d = start_daemon(http=True, extra=["--replay-cache", "64K", "--replay-max", "16M"])
+    _, uid = recorder(d)
+    slow_id, other, cached = (recordings.insert(d, uid, flood(n), n)[0]
+                              for n in (4 * MIB, 30000, 20000))
+    web = Web(d.http)
+    assert web.get(f"/api/hosted/{cached}/replay").headers["x-warren-cache"] == "miss"
+    slow = socket.socket()
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    slow.connect(("127.0.0.1", d.http))
+    slow.sendall(f"GET /api/hosted/{slow_id}/replay HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    slow.settimeout(60)
+    assert slow.recv(64).startswith(b"HTTP/1.1 200")  # built; the client reads no more
+    r = web.get(f"/api/hosted/{other}/replay")
+    assert r.status == 503 and r.headers["retry-after"] == "5", (r.status, r.body[:200])
+    assert b"sending many replays" in r.body
+    assert web.get(f"/api/hosted/{cached}/replay").headers["x-warren-cache"] == "hit"
+    assert "new builds answered 503" in d.log()
+    slow.close()
+    deadline = time.time() + 10
+    while (r := web.get(f"/api/hosted/{other}/replay")).status == 503 and time.time() < deadline:
+        time.sleep(0.2)
+    assert r.status == 200 and json.loads(r.body)["bytes"] == 30000

@@ -484,6 +484,36 @@ START_TEST(replay_cache_bounds_and_references)
 }
 END_TEST
 
+/* Bodies let go of while read are held: evicted, replaced or too big,
+ * their bytes count in bodycache_held until their last reader is done,
+ * also when the cache is gone first. */
+START_TEST(replay_cache_counts_bodies_held_by_readers)
+{
+    bodycache_t *c = bodycache_new(1000);
+    bodycache_entry_t *a = put(c, BODYCACHE_HOSTED_CAST, 1, 0, 600);
+    ck_assert_uint_eq(bodycache_held(c), 0); /* kept: the cache counts it */
+    bodycache_entry_t *b = put(c, BODYCACHE_HOSTED_CAST, 2, 0, 600);
+    ck_assert_uint_eq(bodycache_held(c), 600); /* a evicted, still read */
+    bodycache_entry_t *big = put(c, BODYCACHE_GAME_FRAMES, 3, 0, 1500);
+    ck_assert_uint_eq(bodycache_held(c), 2100);                       /* never kept, read */
+    bodycache_entry_t *b2 = put(c, BODYCACHE_HOSTED_CAST, 2, 1, 100); /* b grew */
+    ck_assert_uint_eq(bodycache_held(c), 2700);
+    bodycache_unref(b2);
+    bodycache_unref(put(c, BODYCACHE_GAME_CAST, 4, 0, 950)); /* b2 evicted, unread: freed */
+    ck_assert_uint_eq(bodycache_count(c), 1);
+    ck_assert_uint_eq(bodycache_held(c), 2700);
+    bodycache_unref(a);
+    ck_assert_uint_eq(bodycache_held(c), 2100);
+    bodycache_unref(big);
+    ck_assert_uint_eq(bodycache_held(c), 600);
+    bodycache_entry_t *last = put(c, BODYCACHE_GAME_CAST, 5, 0, 2000);
+    bodycache_free(c); /* readers outlive the cache */
+    ck_assert_int_eq(b->gz[0], 'a');
+    bodycache_unref(b);
+    bodycache_unref(last);
+}
+END_TEST
+
 /* Warren's replays cut at the body's cap: the frames end with
  * "truncated":true, the cast with its note; gzipped as made. */
 START_TEST(replays_cut_at_the_cap)
@@ -640,6 +670,7 @@ Suite *suite_server_records(void)
     tcase_add_test(t, frames_json_and_asciicast);
     tcase_add_test(t, frame_times_follow_the_journal);
     tcase_add_test(t, replay_cache_bounds_and_references);
+    tcase_add_test(t, replay_cache_counts_bodies_held_by_readers);
     tcase_add_test(t, replays_cut_at_the_cap);
     tcase_add_test(t, filtered_scores_totals_and_backlog);
     suite_add_tcase(s, t);
