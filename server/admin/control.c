@@ -17,10 +17,14 @@
  *   kick, ban, unban, bans, end, delete, rename, mute, unmute: control_mod.c
  *   drain SECONDS [TEXT], drain-status: control_drain.c
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 #include "control.h"
 #include "announce.h"
 #include "control_impl.h"
@@ -614,6 +618,33 @@ static void on_ctl_connection(uv_stream_t *ls, int status)
     }
 }
 
+/* What is at path may go: nothing, or a socket nobody listens on (left
+ * by a crash). A file of another kind (a path given by mistake: the
+ * database, a log) or a daemon's live socket stays, and we do not start. */
+static int stale_socket_gone(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0
+                               : (log_error("control socket %s: %s", path, strerror(errno)), -1);
+    if (!S_ISSOCK(st.st_mode))
+        return log_error("control socket %s: a file that is not a socket is there: not removed "
+                         "(choose another --control path)",
+                         path),
+               -1;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool live = fd >= 0 && strlen(path) < sizeof sa.sun_path &&
+                (memcpy(sa.sun_path, path, strlen(path)),
+                 connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+    if (fd >= 0)
+        close(fd);
+    if (live)
+        return log_error("control socket %s: another daemon is listening there", path), -1;
+    unlink(path);
+    return 0;
+}
+
 /* bind, then chmod 0600, then listen: nobody else can connect in between. */
 int control_listen(server_t *s)
 {
@@ -624,10 +655,11 @@ int control_listen(server_t *s)
     if (!ctl)
         return log_error("control socket: out of memory"), -1;
     list_init(&ctl->ctls);
+    if (stale_socket_gone(path) < 0)
+        return -1; /* not on: stopping leaves the path alone */
     uv_pipe_init(s->loop, &ctl->listener, 0);
     ctl->listener.data = s;
     ctl->on = true;
-    unlink(path); /* a stale socket from a crash */
     int ret = uv_pipe_bind(&ctl->listener, path);
     if (!ret && chmod(path, 0600) != 0)
         ret = UV_EPERM;

@@ -213,3 +213,23 @@ def test_bad_control_input(world):
     assert code == 0, err
     idle.close()
     assert d.alive()
+
+
+def test_control_path_taken_is_left_alone(world, bindir, tmp_path):
+    """A --control path that names a file other than a socket (the
+    database, given by mistake) or the socket a running daemon listens on
+    is not removed: the second daemon says why and does not start, and the
+    file, the first daemon's socket and its answers stay."""
+    other = tmp_path / "notes.txt"
+    other.write_text("keep me\n")
+    for path, why in ((other, "a file that is not a socket is there"),
+                      (world["ctl"], "another daemon is listening there")):
+        d2 = Daemon(bindir, tmp_path / f"d2-{len(why)}", extra=["--control", path])
+        with pytest.raises(AssertionError, match="warrend exited"):
+            d2.start()
+        assert why in d2.log(), d2.log()[-2000:]
+        assert d2.proc.returncode != 0
+    assert other.read_text() == "keep me\n"
+    assert stat.S_ISSOCK(os.lstat(world["ctl"]).st_mode)
+    code, out, err = world["admin"]("games")
+    assert code == 0, err
