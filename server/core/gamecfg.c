@@ -644,6 +644,28 @@ const char *gamecfg_rc_name(const gamecfg_t *g)
     return g->rcfile[0] ? g->rcfile + 3 : NULL; /* after "%d/" (check_rcfile) */
 }
 
+int gamecfg_rc_check(const char *text, size_t len, char *err, size_t errlen)
+{
+    if (len > GAMECFG_RC_MAX)
+        return snprintf(err, errlen, "the file is larger than %d bytes", GAMECFG_RC_MAX), -1;
+    if (len && memchr(text, 0, len)) /* a line would end at it and lose the rest */
+        return snprintf(err, errlen, "the file holds a NUL byte, which no rc file has"), -1;
+    int lines = 0;
+    for (size_t at = 0; at < len; lines++) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - text - at) : len - at;
+        size_t keep = n && text[at + n - 1] == '\r' ? n - 1 : n;
+        if (keep > GAMECFG_RC_LINE_MAX || lines >= GAMECFG_RC_LINES)
+            return snprintf(err, errlen,
+                            "line %d: the file may have lines of at most %d bytes and at most "
+                            "%d lines",
+                            lines + 1, GAMECFG_RC_LINE_MAX, GAMECFG_RC_LINES),
+                   -1;
+        at += n + 1;
+    }
+    return 0;
+}
+
 const char *gamecfg_xlog_own(const gamecfg_t *g)
 {
     return !strncmp(g->xlogfile, "%d/", 3) ? g->xlogfile + 3 : NULL; /* check_xlogfile */

@@ -123,6 +123,8 @@
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
  * read and write it whole */
 #define GAMECFG_RC_MAX         8192
+#define GAMECFG_RC_LINES       1000 /* lines in it ("\r\n" or "\n" ends one) */
+#define GAMECFG_RC_LINE_MAX    200  /* bytes in one line, its end not counted */
 /* min-size and phone-size: at least 80x24 (what terminal games lay out
  * for), at most these */
 #define GAMECFG_SIZE_MIN_W     80
@@ -196,6 +198,10 @@ const gamecfg_t *gamecfg_find(const gamecfg_list_t *list, const char *id);
 
 /* The NAME of g's "rcfile = %d/NAME", or NULL when g has none. */
 const char *gamecfg_rc_name(const gamecfg_t *g);
+/* Whether text (len bytes, a player's) is an rc file both editors can
+ * show: at most GAMECFG_RC_MAX bytes, GAMECFG_RC_LINES lines of
+ * GAMECFG_RC_LINE_MAX bytes, no NUL. 0, or -1 with err saying why. */
+int gamecfg_rc_check(const char *text, size_t len, char *err, size_t errlen);
 
 /* The PATH of g's "xlogfile = %d/PATH" (each player's own), or NULL
  * when g has none or one file for all. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gamecfg.h"
 #include "lineedit.h"
 
 typedef enum { MODE_CHOOSE, MODE_CHANGE, MODE_INSERT } edit_mode_t;
@@ -58,14 +59,8 @@ static void delete_at(rcedit_t *e, int i)
 
 rcedit_t *rcedit_new(const char *title, const char *text, size_t len, char *err, size_t errlen)
 {
-    if (len > RCEDIT_TEXT_MAX) {
-        snprintf(err, errlen, "the file is larger than %d bytes", RCEDIT_TEXT_MAX);
+    if (gamecfg_rc_check(text, len, err, errlen) < 0) /* what /options/ID saves too */
         return NULL;
-    }
-    if (len && memchr(text, 0, len)) { /* a line would end at it and lose the rest */
-        snprintf(err, errlen, "the file holds a NUL byte, which no rc file has");
-        return NULL;
-    }
     rcedit_t *e = calloc(1, sizeof *e);
     snprintf(err, errlen, "out of memory");
     if (!e)
@@ -75,12 +70,6 @@ rcedit_t *rcedit_new(const char *title, const char *text, size_t len, char *err,
         const char *nl = memchr(text + at, '\n', len - at);
         size_t n = nl ? (size_t)(nl - text - at) : len - at;
         size_t keep = n && text[at + n - 1] == '\r' ? n - 1 : n;
-        if (keep > RCEDIT_LINE_MAX || e->n >= RCEDIT_LINES) {
-            snprintf(err, errlen, "the file has lines longer than %d bytes or more than %d lines",
-                     RCEDIT_LINE_MAX, RCEDIT_LINES);
-            rcedit_free(e);
-            return NULL;
-        }
         if (insert_at(e, e->n, text + at, keep) < 0) {
             rcedit_free(e);
             return NULL;

@@ -21,12 +21,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "buf.h"
+#include "gamecfg.h"
 #include "keys.h"
 #include "screen.h"
 
-#define RCEDIT_TEXT_MAX 8192 /* = HOSTGAME_RC_MAX */
-#define RCEDIT_LINES    1000
-#define RCEDIT_LINE_MAX 200
+#define RCEDIT_TEXT_MAX GAMECFG_RC_MAX /* gamecfg_rc_check: the web's bounds too */
+#define RCEDIT_LINES    GAMECFG_RC_LINES
+#define RCEDIT_LINE_MAX GAMECFG_RC_LINE_MAX
 
 typedef struct rcedit rcedit_t;
 

@@ -3,7 +3,8 @@
  * file is the player's copy (%r), made from rc-default the first time;
  * saving replaces it whole. Posts are checked as every form's are (web.c:
  * same-site Origin or Referer; the session cookie is SameSite); the text
- * may have GAMECFG_RC_MAX bytes (the form's line ends become "\n"). */
+ * may have GAMECFG_RC_MAX bytes (the form's line ends become "\n") in
+ * lines telnet's editor can show (gamecfg_rc_check). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +111,10 @@ static void on_rc_viewer(void *ud, const db_user_t *u)
                  "Not saved: the file may have at most %d bytes; this one has %zu.", GAMECFG_RC_MAX,
                  r->len);
         rc_page(r, u->name, r->text, r->len, 413, err, false);
-    } else if (r->len && memchr(r->text, 0, r->len)) { /* the telnet editor could not show it */
-        rc_page(r, u->name, r->text, r->len, 400, "Not saved: the text holds a NUL byte.", false);
+    } else if (gamecfg_rc_check(r->text, r->len, err, sizeof err) < 0) { /* as telnet's editor */
+        char msg[240];
+        snprintf(msg, sizeof msg, "Not saved: %s.", err);
+        rc_page(r, u->name, r->text, r->len, 400, msg, false);
     } else if (hooks_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, on_rc_saved, r, err,
                              sizeof err) < 0)
         rc_page(r, u->name, r->text, r->len, 400, err, false);

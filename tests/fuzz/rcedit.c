@@ -5,12 +5,15 @@
  * length; the file follows, then the terminal bytes, through the key
  * decoder. Whatever the bytes: a file past the bounds is refused with a
  * message; one taken comes back unchanged as its lines (CRLF read as LF)
- * until edited; after any key the text keeps its bounds, and the screen
+ * until edited, and is refused exactly when gamecfg_rc_check (what the
+ * web's /options/ID saves) refuses it, with the same words; after any
+ * key the text keeps its bounds, and the screen
  * shows only printable characters with the cursor on it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
+#include "gamecfg.h"
 #include "keys.h"
 #include "rcedit.h"
 #include "screen.h"
@@ -50,8 +53,9 @@ static void check_text(const rcedit_t *e)
             abort();
         at = (size_t)(nl - b.data) + 1;
     }
-    if (lines > RCEDIT_LINES)
-        abort();
+    char err[160];
+    if (lines > RCEDIT_LINES || gamecfg_rc_check(b.data, b.len, err, sizeof err) < 0)
+        abort(); /* what telnet saves, /options/ID would save too */
     buf_free(&b);
 }
 
@@ -97,6 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         len = size;
     char err[160] = "";
     rcedit_t *e = rcedit_new("nethack rc", (const char *)data, len, err, sizeof err);
+    char why[160] = "";
+    int web = gamecfg_rc_check((const char *)data, len, why, sizeof why);
+    if ((web < 0) != (e == NULL) || (web < 0 && strcmp(err, why)))
+        abort(); /* the web takes what telnet's editor opens, and says the same of the rest */
     if (!e) {
         if (!err[0])
             abort();

@@ -1264,7 +1264,18 @@ def test_rc_page_in_the_browser(nethack):
     assert r.status == 413 and b"at most 8192 bytes; this one has 8193" in r.body
     assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
     r = web.post("/options/nethack", {"rc": "OPTIONS=a\x00b\r\n"})
-    assert r.status == 400 and b"Not saved: the text holds a NUL byte." in r.body
+    assert r.status == 400 and b"Not saved: the file holds a NUL byte" in r.body
+    assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    # what telnet's editor could not open is not saved either
+    for text, line in (("OPTIONS=time\r\n" + "#" * 201, 2), ("\n" * 1001, 1001)):
+        r = web.post("/options/nethack", {"rc": text})
+        assert r.status == 400, r.body[-500:]
+        assert f"Not saved: line {line}: the file may have lines of at most 200 bytes and at " \
+            "most 1000 lines.".encode() in r.body, r.body[-500:]
+    r = web.post("/options/nethack", {"rc": "#" * 200 + "\r\n" + "\n" * 999})
+    assert r.status == 200 and b"Saved." in r.body
+    r = web.post("/options/nethack", {"rc": "OPTIONS=<b>\r\nOPTIONS=time\r\n"})
+    assert r.status == 200 and b"Saved." in r.body
     assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
     r = web.post("/options/nethack", {"rc": "x"}, {"Origin": "http://evil.example"})
     assert r.status == 403 and rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
