@@ -938,6 +938,7 @@ page_t *page_new(webgw_t *g, const web_http_t *req)
     web_copy_str(p->here, sizeof p->here, req->path);
     p->api = req->route->arg == RECORDS_JSON;
     p->gzip = req->gzip;
+    web_copy_str(p->key, sizeof p->key, req->key ? req->key : "");
     list_init(&p->wnode);
     buf_init(&p->out);
     buf_init(&p->gz);

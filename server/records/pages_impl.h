@@ -39,6 +39,7 @@ struct page {
     void (*start)(page_t *p);  /* what to read once the viewer is known */
     db_hosted_game_t hosted;   /* /hosted/ID: the recording's row */
     list_t wnode;              /* rbuild_t.waiters while it waits for a body */
+    char key[BUDGET_ADDR_MAX]; /* the client's address as its limits charge it */
 };
 
 void page_free(page_t *p);

@@ -29,8 +29,10 @@ static web_t *page_web(const page_t *p)
 
 typedef struct {
     bodycache_entry_t *e; /* referenced */
-    size_t off;           /* gzip: bytes sent */
-    bool plain;           /* the client does not take gzip: inflated as it reads */
+    budget_t *budget;     /* records' readers: slot counts this one */
+    budget_slot_t slot;
+    size_t off; /* gzip: bytes sent */
+    bool plain; /* the client does not take gzip: inflated as it reads */
     http_gunz_t z;
 } reader_t;
 
@@ -50,8 +52,12 @@ static void reader_close(void *ud)
     reader_t *r = ud;
     http_gunz_close(&r->z);
     bodycache_unref(r->e);
+    budget_release(r->budget, &r->slot);
     free(r);
 }
+
+#define STR(x)  #x
+#define XSTR(x) STR(x)
 
 static const web_source_t entry_source = {reader_read, reader_close};
 
@@ -69,6 +75,15 @@ static void answer_entry(page_t *p, bodycache_entry_t *e, bool hit)
     if (!r || (!p->gzip && http_gunz_open(&r->z, e->gz, e->gz_len))) {
         free(r);
         page_error(p, 500, "out of memory");
+        return;
+    }
+    r->budget = p->srv->records->readers;
+    if (budget_take(r->budget, &r->slot, p->key, p->key) != BUDGET_OK) {
+        http_gunz_close(&r->z);
+        free(r);
+        page_error(p, 503,
+                   "your address is being sent " XSTR(
+                       RECORDS_READERS_PER_ADDR) " replays already: try again when one is done");
         return;
     }
     if (!p->gzip)

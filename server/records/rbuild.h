@@ -18,7 +18,9 @@
  * their clients read them, however slowly: while they hold more than
  * held_max (replay-cache, or replay-max without a cache), a body not in
  * the cache and not being built is not built but answered 503 with
- * Retry-After, so slow readers of many bodies cannot grow the daemon.
+ * Retry-After, so slow readers of many bodies cannot grow the daemon;
+ * and one address is sent at most RECORDS_READERS_PER_ADDR bodies at
+ * once (more: 503), so one client cannot hold all of that room.
  *
  * Loop thread only, but for what work touches: b's producer fields. Not a
  * contract outside server/records/. */

@@ -2,6 +2,7 @@
  * the loop, then replayed on the thread pool) and the verification of
  * every finished game built on them. See records.h. */
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db_records.h"
@@ -28,7 +29,10 @@ records_t *records_new(server_t *srv, const char *web_root)
     r->body_max = (uint64_t)srv->cfg.replay_max;
     r->cache = bodycache_new((size_t)srv->cfg.replay_cache);
     r->held_max = (size_t)(srv->cfg.replay_cache ? srv->cfg.replay_cache : srv->cfg.replay_max);
-    if (!r->cache) {
+    r->readers = budget_new(INT_MAX, RECORDS_READERS_PER_ADDR);
+    if (!r->cache || !r->readers) {
+        bodycache_free(r->cache);
+        budget_free(r->readers);
         free(r);
         return NULL;
     }
@@ -52,6 +56,7 @@ void records_free(records_t *r)
         j->done(j);
     }
     bodycache_free(r->cache);
+    budget_free(r->readers); /* the web, freed first, closed every reader */
     free(r->replay_tpl);
     free(r);
 }

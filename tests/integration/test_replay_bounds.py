@@ -209,3 +209,40 @@ def test_slow_readers_cannot_hold_bodies_past_the_cache(start_daemon):
     while (r := web.get(f"/api/hosted/{other}/replay")).status == 503 and time.time() < deadline:
         time.sleep(0.2)
     assert r.status == 200 and json.loads(r.body)["bytes"] == 30000
+
+
+def slow_reader(d, path, headers=""):
+    """A client that asks for path, reads the status line and no more."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", d.http))
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}\r\n".encode())
+    s.settimeout(60)
+    return s, s.recv(12)
+
+
+def test_one_address_is_sent_a_few_bodies_at_once(start_daemon):
+    """One address is sent at most 16 replay bodies at once, however
+    slowly it reads them: the 17th gets 503 with Retry-After, another
+    address (through a trusted proxy) is served meanwhile, and once one of
+    the 16 is closed the first address is served again."""
+    d = start_daemon(http=True, extra=["--trust-proxy", "127.0.0.1"])
+    _, uid = recorder(d)
+    [big] = recordings.insert(d, uid, flood(4 * MIB), 4 * MIB)
+    [small] = recordings.insert(d, uid, flood(20000), 20000)
+    path = f"/api/hosted/{big}/replay"
+    held = [slow_reader(d, path) for _ in range(16)]
+    assert all(got == b"HTTP/1.1 200" for _, got in held), [got for _, got in held]
+    web = Web(d.http)
+    r = web.get(f"/api/hosted/{small}/replay")
+    assert r.status == 503 and r.headers["retry-after"] == "5", (r.status, r.body[:200])
+    assert b"being sent 16 replays already" in r.body
+    other = web.get(f"/api/hosted/{small}/replay", headers={"X-Forwarded-For": "10.9.8.7"})
+    assert other.status == 200 and json.loads(other.body)["bytes"] == 20000
+    held.pop()[0].close()
+    deadline = time.time() + 10
+    while (r := web.get(f"/api/hosted/{small}/replay")).status == 503 and time.time() < deadline:
+        time.sleep(0.2)
+    assert r.status == 200 and json.loads(r.body)["bytes"] == 20000
+    for s, _ in held:
+        s.close()
