@@ -40,12 +40,19 @@
 #include "accounts.h"
 
 #define HEALTH_BROKEN_MAX 20 /* broken games listed, newest first */
+#define CTL_CONNS_MAX     32 /* open control connections; more are told busy */
+#define CTL_WAIT_S        10 /* for a command line, or for the peer to close after */
+#define CTL_WAIT_MS       (CTL_WAIT_S * 1000)
+#define STR(x)            #x
+#define XSTR(x)           STR(x)
 
 /* The control socket (server_t.control). */
 struct control {
     uv_pipe_t listener;
+    uv_timer_t sweep; /* closes connections past CTL_WAIT_MS (while on) */
     bool on;
     list_t ctls; /* open control connections (ctl_t.node) */
+    int nctls;
 };
 
 /* ---- lifetime and replies -------------------------------------------------------- */
@@ -69,6 +76,7 @@ static void ctl_close(ctl_t *c)
         return;
     c->closing = true;
     list_remove(&c->node);
+    c->srv->control->nctls--;
     uv_close((uv_handle_t *)&c->pipe, on_ctl_closed);
 }
 
@@ -607,7 +615,9 @@ static void on_ctl_connection(uv_stream_t *ls, int status)
         return;
     c->srv = s;
     c->refs = 1;
+    c->opened_ms = uv_now(s->loop);
     list_push_front(&s->control->ctls, &c->node);
+    s->control->nctls++;
     buf_init(&c->out);
     uv_pipe_init(s->loop, &c->pipe, 0);
     c->pipe.data = c;
@@ -615,6 +625,31 @@ static void on_ctl_connection(uv_stream_t *ls, int status)
         uv_read_start((uv_stream_t *)&c->pipe, on_ctl_alloc, on_ctl_read)) {
         ctl_close(c);
         return;
+    }
+    if (s->control->nctls > CTL_CONNS_MAX) {
+        c->started = true; /* what it sends is dropped */
+        ctl_finish(c, "busy: " XSTR(CTL_CONNS_MAX) " control connections are open; try again");
+    }
+}
+
+/* Connections past CTL_WAIT_MS that sent no command line are told so
+ * and closed, as are those whose answer is out but that stay open; a
+ * command still at work is left to finish. */
+static void on_ctl_sweep(uv_timer_t *t)
+{
+    server_t *s = t->data;
+    uint64_t now = uv_now(s->loop);
+    LIST_EACH (it, &s->control->ctls) {
+        ctl_t *c = LIST_ITEM(it, ctl_t, node);
+        if (now - c->opened_ms < CTL_WAIT_MS || c->closing)
+            continue;
+        if (c->shut_done)
+            ctl_close(c);
+        else if (!c->started) {
+            c->started = true;
+            memset(c->line, 0, sizeof c->line);
+            ctl_finish(c, "no command line in " XSTR(CTL_WAIT_S) " seconds");
+        }
     }
 }
 
@@ -665,6 +700,10 @@ int control_listen(server_t *s)
         ret = UV_EPERM;
     if (!ret)
         ret = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
+    uv_timer_init(s->loop, &ctl->sweep);
+    ctl->sweep.data = s;
+    uv_timer_start(&ctl->sweep, on_ctl_sweep, 1000, 1000);
+    uv_unref((uv_handle_t *)&ctl->sweep);
     if (ret)
         return log_error("control socket %s: %s", path, uv_strerror(ret)), -1;
     log_info("listening control %s", path);
@@ -682,6 +721,7 @@ void control_stop(server_t *s)
         ctl_close(LIST_ITEM(it, ctl_t, node));
     if (!ctl->on || uv_is_closing((uv_handle_t *)&ctl->listener))
         return;
+    uv_close((uv_handle_t *)&ctl->sweep, NULL);
     uv_close((uv_handle_t *)&ctl->listener, NULL);
     if (config_control_path(&s->cfg, path, sizeof path) == 0)
         unlink(path);

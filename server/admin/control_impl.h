@@ -19,6 +19,7 @@ struct ctl {
     uv_pipe_t pipe;
     char line[CTL_LINE_MAX];
     size_t len;
+    uint64_t opened_ms; /* uv_now when accepted */
     bool started, closing;
     bool peer_done, shut_done; /* the peer's EOF came; our answer is out */
     int refs;                  /* the handle plus pending requests */

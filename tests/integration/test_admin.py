@@ -10,6 +10,7 @@ import socket
 import stat
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -233,3 +234,30 @@ def test_control_path_taken_is_left_alone(world, bindir, tmp_path):
     assert stat.S_ISSOCK(os.lstat(world["ctl"]).st_mode)
     code, out, err = world["admin"]("games")
     assert code == 0, err
+
+
+def test_control_connections_are_capped_and_idle_ones_closed(world):
+    """32 control connections may be open; the 33rd is told busy at once.
+    One that sends no command line in 10 seconds is told so and closed,
+    so idle ones cannot keep warren-admin out for long."""
+    d, admin = world["d"], world["admin"]
+
+    def conn():
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(world["ctl"])
+        s.settimeout(30)
+        return s
+    idle = [conn() for _ in range(32)]
+    time.sleep(0.3)
+    extra = conn()
+    extra.sendall(b"games\n")
+    assert read_all(extra) == b"error: busy: 32 control connections are open; try again\n"
+    code, out, err = admin("games")
+    assert code != 0 and "busy" in out + err, (code, out, err)
+    t0 = time.time()
+    for s in idle:
+        assert read_all(s) == b"error: no command line in 10 seconds\n"
+    assert 9 <= time.time() - t0 < 15
+    code, out, err = admin("games")
+    assert code == 0, err
+    assert d.alive()
