@@ -226,8 +226,12 @@ def test_control_path_taken_is_left_alone(world, bindir, tmp_path):
     for path, why in ((other, "a file that is not a socket is there"),
                       (world["ctl"], "another daemon is listening there")):
         d2 = Daemon(bindir, tmp_path / f"d2-{len(why)}", extra=["--control", path])
-        with pytest.raises(AssertionError, match="warrend exited"):
-            d2.start()
+        try:
+            with pytest.raises(AssertionError, match="warrend exited"):
+                d2.start()
+        finally:
+            if d2.proc.poll() is None:  # it started after all: stopped, not left behind
+                d2.stop()
         assert why in d2.log(), d2.log()[-2000:]
         assert d2.proc.returncode != 0
     assert other.read_text() == "keep me\n"
