@@ -143,7 +143,7 @@ typedef struct {
     int16_t to_hit, damage, defence, absorb, speed; /* bonuses while equipped */
     int16_t effect;                                 /* effect kind applied on use; -1 none */
     dice_t duration;                                /* of that effect, in turns (100 ticks) */
-    int16_t magnitude;                              /* of that effect */
+    int16_t magnitude;                              /* of that effect; heal: % of most hp */
     int16_t nutrition;                              /* food */
     dice_t charges;                                 /* wands */
     int16_t min_depth, max_depth, freq;             /* generation: weight freq between the depths */

@@ -47,9 +47,13 @@ static void heal(game_t *g, handle_t who, int amount)
         o->hp = o->hp_max;
 }
 
+/* The kind's dice and its magnitude in hundredths of the drinker's most
+ * hit points, so a potion still counts for a seasoned body. */
 static bool use_heal(game_t *g, const use_t *u)
 {
-    heal(g, u->who, dice_roll(&u->k->power, &g->play));
+    const obj_t *o = reg_get(&g->reg, u->who);
+    int share = o ? o->hp_max * u->k->magnitude / 100 : 0;
+    heal(g, u->who, dice_roll(&u->k->power, &g->play) + share);
     status_cure(g, u->who, EFK_(BLIND) | EFK_(CONFUSED));
     item_say(g, "<Actor> look<s:Actor> better.", u->who, HANDLE_NONE);
     return true;

@@ -86,8 +86,10 @@ item { name = "leather cap", class = "helm", slot = "head", glyph = "[", fg = 3,
 item { name = "iron helm", like = "leather cap", fg = 7, weight = 50, defence = 2, min_depth = 4, freq = 4 }
 
 -- potions
+-- healing: its dice and magnitude hundredths of the drinker's most hit points
 item { name = "potion of healing", plural = "potions of healing", class = "potion", glyph = "!", fg = 13,
-       weight = 4, use = "heal", power = "4d8", flags = { "stack", "obvious" }, min_depth = 1, freq = 30 }
+       weight = 4, use = "heal", power = "4d8", magnitude = 20, flags = { "stack", "obvious" }, min_depth = 1,
+       freq = 30 }
 item { name = "potion of extra healing", like = "potion of healing", use = "cast", does = "vigour",
        power = "8d8+10", min_depth = 4, freq = 12 }
 item { name = "potion of curing", like = "potion of healing", use = "cure", power = "1d8", min_depth = 1,

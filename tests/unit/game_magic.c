@@ -276,6 +276,27 @@ START_TEST(healing_potions_differ)
 }
 END_TEST
 
+/* A potion of healing heals its dice and a fifth of the drinker's most
+ * hit points: 4d8 is 18 on average, 13 of 75 in a bad throw, and a
+ * seasoned body of 200 gets at least 4 + 40 (the old dice alone: 32 at
+ * most). */
+START_TEST(healing_grows_with_the_body)
+{
+    game_t *g = room(54);
+    obj_t *p = player(g);
+    p->hp_max = 200, p->hp = 1;
+    itemuse_use(g, g->player, carry(g, "potion of healing"), 0, 0);
+    ck_assert_int_ge(player(g)->hp, 1 + 4 + 40);
+    ck_assert_int_le(player(g)->hp, 1 + 32 + 40);
+    p = player(g);
+    p->hp_max = 10, p->hp = 1; /* a young body: the dice as before, up to whole */
+    itemuse_use(g, g->player, carry(g, "potion of healing"), 0, 0);
+    ck_assert_int_ge(player(g)->hp, 1 + 4 + 2);
+    ck_assert_int_le(player(g)->hp, 10);
+    done(g);
+}
+END_TEST
+
 /* Holy chant burns the undead in sight, not the living; slow monsters
  * slows all in sight (those who fail their save); darkness leaves
  * everything that saw the reader unaware of it. */
@@ -345,6 +366,7 @@ Suite *suite_game_magic(void)
     tcase_add_test(tc, beam_cone_chain);
     tcase_add_test(tc, push_and_banish);
     tcase_add_test(tc, healing_potions_differ);
+    tcase_add_test(tc, healing_grows_with_the_body);
     tcase_add_test(tc, scrolls_on_all_in_sight);
     tcase_add_test(tc, the_spell_menu_sits_over_the_map);
     suite_add_tcase(s, tc);
