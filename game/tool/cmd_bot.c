@@ -126,6 +126,22 @@ static key_event_t wait_key(bot_t *b, game_t *g, uint64_t *start, long turns, bo
     return (key_event_t){'.', 0};
 }
 
+/* The key that quits from where the game stands: y at the question, a
+ * space at a --More-- (and a new level's), Escape out of any other prompt
+ * (the target cursor, a walk's, a spell's), Q with none. */
+static uint32_t quit_key(const game_t *g)
+{
+    switch (g->prompt) {
+    case PROMPT_NONE: return 'Q';
+    case PROMPT_QUIT: return 'y';
+    case PROMPT_MORE:
+    case PROMPT_WELCOME:
+    case PROMPT_LEVELUP:
+    case PROMPT_HISTORY: return ' ';
+    default: return KEY_ESC;
+    }
+}
+
 /* Plays one game; the keys typed go to kl. NULL on OOM. */
 static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o, uint64_t seed,
                         keylog_t *kl, watch_t *w, bot_t *b)
@@ -142,10 +158,7 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o
         key_event_t k = i < o->max_keys
                             ? (o->policy == POLICY_WAIT ? wait_key(b, g, &start, o->turns, &done)
                                                         : bot_next_key(b, g))
-                            : (key_event_t){g->prompt == PROMPT_QUIT ? 'y'
-                                            : g->prompt              ? ' '
-                                                                     : 'Q',
-                                            0};
+                            : (key_event_t){quit_key(g), 0};
         if (i >= o->max_keys && g->items.screen)
             k.code = KEY_ESC;
         if (done || log_key(kl, k.code) < 0)
