@@ -159,7 +159,7 @@ def key_delays(player, watcher, count):
         k = LETTERS[i % len(LETTERS)]
         want = f"got 1: {ord(k):02x}"
         t0 = time.perf_counter()
-        player.send(k, settle=False)
+        player.type_now(k)  # not send: pexpect sleeps 50 ms before it writes
         end = time.monotonic() + 10
         seen = {}
         while len(seen) < 2:

@@ -449,6 +449,12 @@ class Term:
         if settle:
             self.pump()
 
+    def type_now(self, keys):
+        """Types keys (str or bytes) at once: pexpect's send sleeps its
+        delaybeforesend (50 ms) before it writes, which a key timed from its
+        send would count as the daemon's."""
+        os.write(self.child.child_fd, keys.encode() if isinstance(keys, str) else keys)
+
     def play_keys(self, keys):
         """Types keys one at a time, each given a moment to be answered."""
         for k in keys:

@@ -119,7 +119,7 @@ def main(bindir):
         w.send("w")
         letter = re.search(rf"(\w)\) {name} ", w.wait_for(name)).group(1)
         w.send(letter)
-        w.wait_for("Dlvl:1")
+        w.wait_for(" St:")  # its second status line is under the watch line
         w.pump(quiet=0.5)
         p.send("\x1b")  # a --More-- left from the welcome
         w.pump(quiet=0.3)
