@@ -298,6 +298,7 @@ bench-server-figures: build
 	$(BIN)/tools/db_bench
 	$(BIN)/tools/hosted_bench
 	@if [ -x /usr/games/nethack ]; then /usr/bin/python3 tests/load/pty_watch.py $(BIN); fi
+	/usr/bin/python3 tests/load/hosted_key_path.py $(BIN)
 	@$(MAKE) -s --no-print-directory bench-hosted1k
 # 1,000 hosted NetHack games played at a key a second over telnet, 10 watched
 # (tests/load/bench_hosted1k.py: as root, NetHack's MAXPLAYERS lifted in a
