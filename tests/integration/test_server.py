@@ -53,48 +53,48 @@ def test_help_version_and_bad_config(bindir, tmp_path):
     assert out.returncode != 0 and "grace" in out.stderr
 
 
+def start_with_stand_in(bindir, tmp_path, name, c_source, *args):
+    """The daemon started with one function of a library it uses replaced
+    by c_source (built into name.so and preloaded): what it said on
+    exiting, and its exit status."""
+    src, shim = tmp_path / f"{name}.c", tmp_path / f"{name}.so"
+    src.write_text(c_source)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src)], check=True, timeout=60)
+    # the sanitizer's runtime is not first in the list with a library preloaded
+    env = dict(os.environ, LD_PRELOAD=str(shim),
+               ASAN_OPTIONS=ASAN_OPTIONS + ":verify_asan_link_order=0")
+    out = subprocess.run([str(daemon_exe(bindir)), "--db", str(tmp_path / "w.db"), "--telnet",
+                          f"127.0.0.1:{free_port()}", "--http", "", *args, "--test-hooks"],
+                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    said = out.stdout + out.stderr
+    assert "ready" not in said and "listening" not in said, said
+    assert not any(w in said for w in SANITIZER_WORDS), said
+    return said, out.returncode
+
+
 def test_a_libsodium_that_cannot_start_stops_the_daemon(bindir, tmp_path):
     """libsodium's random keys guard the tables of names and addresses
     against flooding: if it cannot start (here a sodium_init preloaded
     over libsodium's fails) the daemon says so and stops, cleanly, before
     it listens."""
-    src, shim = tmp_path / "nosodium.c", tmp_path / "nosodium.so"
-    src.write_text("int sodium_init(void) { return -1; }\n")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src)], check=True, timeout=60)
-    port = free_port()
-    # the sanitizer's runtime is not first in the list with a library preloaded
-    env = dict(os.environ, LD_PRELOAD=str(shim),
-               ASAN_OPTIONS=ASAN_OPTIONS + ":verify_asan_link_order=0")
-    out = subprocess.run([str(daemon_exe(bindir)), "--db", str(tmp_path / "w.db"), "--telnet",
-                          f"127.0.0.1:{port}", "--http", "", "--test-hooks"],
-                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
-    said = out.stdout + out.stderr
-    assert out.returncode == 1, said
+    said, status = start_with_stand_in(bindir, tmp_path, "nosodium",
+                                       "int sodium_init(void) { return -1; }\n")
+    assert status == 1, said
     assert "libsodium cannot start" in said, said
-    assert "ready" not in said and "listening" not in said, said
     assert not (tmp_path / "w.db").exists()  # stopped before it opened anything
-    assert not any(w in said for w in SANITIZER_WORDS), said
 
 
 def test_a_loop_that_cannot_start_stops_the_daemon(bindir, tmp_path):
     """With loops = 2, a loop whose telnet part cannot start (here a
     uv_idle_init preloaded over libuv's fails) stops the daemon with a
     message before any loop runs or anything listens, cleanly."""
-    src, shim = tmp_path / "noidle.c", tmp_path / "noidle.so"
-    src.write_text("int uv_idle_init(void *loop, void *idle) { return -12; /* UV_ENOMEM */ }\n")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src)], check=True, timeout=60)
-    port = free_port()
-    env = dict(os.environ, LD_PRELOAD=str(shim),
-               ASAN_OPTIONS=ASAN_OPTIONS + ":verify_asan_link_order=0")
-    out = subprocess.run([str(daemon_exe(bindir)), "--db", str(tmp_path / "w.db"), "--telnet",
-                          f"127.0.0.1:{port}", "--http", "", "--loops", "2", "--test-hooks"],
-                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
-    said = out.stdout + out.stderr
-    assert out.returncode == 1, said
+    said, status = start_with_stand_in(
+        bindir, tmp_path, "noidle",
+        "int uv_idle_init(void *loop, void *idle) { return -12; /* UV_ENOMEM */ }\n",
+        "--loops", "2")
+    assert status == 1, said
     assert "telnet: " in said and "loop 1 cannot start" in said, said
     assert "loops: 2" not in said, said  # no loop ran
-    assert "ready" not in said and "listening" not in said, said
-    assert not any(w in said for w in SANITIZER_WORDS), said
 
 
 def test_config_file_sets_port(start_daemon, tmp_path, clients):
