@@ -3,8 +3,9 @@ keys it counts as answered are keys the daemon journalled, failures are
 counted, and its command line behaves."""
 import re
 import subprocess
+import time
 
-from harness import Daemon
+from harness import Daemon, admin
 
 
 def load_path(bindir):
@@ -134,3 +135,29 @@ def test_hosted_nethack_players_and_watchers(bindir, tmp_path):
     # each watcher on its own game: players 0 and 1, the first two started
     watched = {m.group(1) for m in re.finditer(r"watch conn=\d+ user=(\S+) game=", log)}
     assert len(watched) == 2, log[-3000:]
+
+
+def test_watcher_back_on_its_game_is_timed_apart(bindir, tmp_path):
+    """A watcher whose game goes from under it (here the administrator
+    ends it) picks its player's next game; the time it was without it is
+    its own figure, and the watcher's delay counts only frames it watched."""
+    d = Daemon(bindir, tmp_path).start()
+    try:
+        cmd = [str(load_path(bindir)), "--port", str(d.port), "--tag", ".t", "--n", "1", "--m",
+               "1", "--seconds", "4", "--warmup", "0", "--interval", "0.2"]
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) as p:
+            name = d.wait_log(r"watch conn=\d+ user=(\S+) game=", timeout=60).group(1)
+            time.sleep(1)
+            admin(bindir, d, "end", name)
+            out, _ = p.communicate(timeout=120)
+    finally:
+        d.stop()
+    assert p.returncode == 0, out
+    back = re.search(r"^# watchers back on their game ms: p50 (\S+) p99 (\S+) max (\S+) "
+                     r"\((\d+) returns\)", out, re.M)
+    assert back and int(back.group(4)) == 1 and float(back.group(3)) > 0, out
+    # the watcher followed the player's new game to the end of the run
+    assert len(re.findall(r"watch conn=\d+ user=\S+ game=", d.log())) == 2, d.log()[-3000:]
+    frames = re.search(r"^# watcher delay us: .*\((\d+) frames\)", out, re.M)
+    assert int(frames.group(1)) > 0, out

@@ -19,6 +19,9 @@
  * closes after it played connects again, logs in and presses p, as a
  * person does when their server dies or drains (again when told its game
  * runs elsewhere): timed from the new connection to its game's frame.
+ * A watcher's frame is timed from its player's last one; a watcher sent
+ * back to the menus (its game ended or moved) is timed apart, from then to
+ * its game's screen again, and its player's frames meanwhile are not its.
  * SIGUSR1 prints a mark, the figures since the last one, and writes the
  * --acked file. The daemon should run with --test-hooks (cheap password
  * hashes). */
@@ -554,6 +557,11 @@ static void report(load_t *L)
             qsort(L->wkey.v, L->wkey.n, sizeof *L->wkey.v, cmp_u64);
         printf("# watcher delay from the key us: p50 %.1f p99 %.1f max %.1f (%zu frames)\n",
                pct_us(&L->wkey, 0.5), pct_us(&L->wkey, 0.99), pct_us(&L->wkey, 1), L->wkey.n);
+        if (L->wback.n)
+            qsort(L->wback.v, L->wback.n, sizeof *L->wback.v, cmp_u64);
+        printf("# watchers back on their game ms: p50 %.1f p99 %.1f max %.1f (%zu returns)\n",
+               pct_us(&L->wback, 0.5) / 1000, pct_us(&L->wback, 0.99) / 1000,
+               pct_us(&L->wback, 1) / 1000, L->wback.n);
     }
     if (L->o.hosted)
         report_hosted(L);
@@ -607,7 +615,7 @@ static void on_usr1(uv_signal_t *h, int sig)
            "keys=%zu key.p50.us=%.1f key.p99.us=%.1f wkey.n=%zu wkey.p50.us=%.1f "
            "wkey.p99.us=%.1f wdel.p99.us=%.1f resumes=%zu resume.p50.ms=%.1f "
            "resume.p99.ms=%.1f told=%llu new_games=%llu in_doubt=%llu watch_ends=%llu "
-           "watch_nudges=%llu\n",
+           "watch_nudges=%llu wback.n=%zu wback.p50.ms=%.1f wback.p99.ms=%.1f\n",
            ++L->marks, playing, L->o.n, following, L->o.m, failed, L->rejoining,
            L->lat.n - L->mark_lat, since_pct(&L->lat, L->mark_lat, 0.5),
            since_pct(&L->lat, L->mark_lat, 0.99), L->wkey.n - L->mark_wkey,
@@ -616,7 +624,9 @@ static void on_usr1(uv_signal_t *h, int sig)
            since_pct(&L->resume, L->mark_resume, 0.5) / 1000,
            since_pct(&L->resume, L->mark_resume, 0.99) / 1000, (unsigned long long)L->told,
            (unsigned long long)L->rejoin_new, (unsigned long long)L->in_doubt,
-           (unsigned long long)L->watch_ends, (unsigned long long)L->watch_nudges);
+           (unsigned long long)L->watch_ends, (unsigned long long)L->watch_nudges,
+           L->wback.n - L->mark_wback, since_pct(&L->wback, L->mark_wback, 0.5) / 1000,
+           since_pct(&L->wback, L->mark_wback, 0.99) / 1000);
     fflush(stdout);
     int shown = 0; /* a session neither playing nor following: what it shows */
     for (int i = 0; i < L->total && shown < 2; i++) {
@@ -636,6 +646,7 @@ static void on_usr1(uv_signal_t *h, int sig)
     L->mark_wkey = L->wkey.n;
     L->mark_wdel = L->wdel.n;
     L->mark_resume = L->resume.n;
+    L->mark_wback = L->wback.n;
 }
 
 /* ---- main ---------------------------------------------------------------------------------- */
@@ -725,6 +736,7 @@ int main(int argc, char **argv)
     free(L.wdel.v);
     free(L.wkey.v);
     free(L.resume.v);
+    free(L.wback.v);
     uv_loop_close(L.loop);
     return ok && !ret ? 0 : 1;
 }

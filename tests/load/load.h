@@ -63,6 +63,7 @@ typedef struct {
     int dir;      /* --hosted: the last move's direction (index in sess.c's MOVES) */
     uint32_t sig; /* --hosted: the menu screen last answered (a hash of its rows) */
     uint64_t seen_seq;
+    uint64_t gone_ns; /* a watcher: when its game went from under it (0: not gone) */
     vt_t vt;
 } sess_t;
 
@@ -103,12 +104,14 @@ struct load {
     samples_t wkey; /* a watcher's frame, timed from its player's key */
     /* --reconnect: time from a return's connection to its game's frame */
     samples_t resume;
+    /* a watcher's return: from its game going to that game's screen again */
+    samples_t wback;
     uint64_t rejoined, told, rejoin_new; /* returns done; told "another server"; new games */
     uint64_t watch_ends;                 /* watchers sent back to the menus */
     uint64_t watch_nudges;               /* watchers whose screen stood still: acted again */
     int rejoining;
     /* SIGUSR1 (a mark): each samples' length at the last mark */
-    size_t mark_lat, mark_wkey, mark_wdel, mark_resume;
+    size_t mark_lat, mark_wkey, mark_wdel, mark_resume, mark_wback;
     int marks;
     uv_signal_t usr1;
     struct sockaddr_in baddr; /* --bind */

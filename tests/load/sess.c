@@ -448,6 +448,14 @@ static void to_play(sess_t *s)
         L->rejoined++;
         L->rejoining--;
     }
+    if (s->watcher) {
+        /* the game's screen as it is now: its player's frames before
+         * this one are not this watcher's to time */
+        s->seen_seq = L->s[s->target].frame_seq;
+        if (s->gone_ns)
+            samples_push(&L->wback, uv_hrtime() - s->gone_ns);
+        s->gone_ns = 0;
+    }
     s->state = SS_PLAY;
     s->acted = SEEN_GAME;
     s->actions = 0;
@@ -592,6 +600,8 @@ static void leave_play(sess_t *s)
     s->progress_ns = uv_hrtime();
     s->L->games_ended += !s->watcher;
     s->L->watch_ends += s->watcher; /* its game ended or went: told, it picks again */
+    if (s->watcher)
+        s->gone_ns = s->progress_ns;
     menu_frame(s);
 }
 
