@@ -9,7 +9,7 @@
 
 /* Appends s (len bytes) escaped for HTML text and attribute values: & < > "
  * ' become entities; control characters other than tab and newline are
- * dropped. */
+ * dropped; each byte that is not part of valid UTF-8 becomes U+FFFD. */
 void html_escape(buf_t *out, const char *s, size_t len);
 /* Appends s percent-encoded for one URL path segment (safe in HTML too). */
 void url_escape(buf_t *out, const char *s);

@@ -170,6 +170,12 @@ START_TEST(escaping)
                      "&lt;a href=&quot;x&quot;&gt;it&#39;s &amp; [31m\ttab\nline&lt;/a&gt;");
     ck_assert_str_eq(esc("caf\xc3\xa9", 5, false), "caf\xc3\xa9");
     ck_assert_str_eq(esc("", 0, false), "");
+    /* invalid UTF-8 (a stray continuation, a cut sequence, an overlong, a
+     * surrogate) becomes U+FFFD a byte each; valid sequences pass */
+    ck_assert_str_eq(esc("a\x80<\xc3", 4, false), "a\xef\xbf\xbd&lt;\xef\xbf\xbd");
+    ck_assert_str_eq(esc("\xc0\xaf\xed\xa0\x80", 5, false),
+                     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(esc("\xf0\x9f\x90\x87\xef\xbf\xbd", 7, false), "\xf0\x9f\x90\x87\xef\xbf\xbd");
     const char nul[] = "a\0<";
     ck_assert_str_eq(esc(nul, 3, false), "a&lt;");
     ck_assert_str_eq(esc("Bob_the-2nd.~", 0, true), "Bob_the-2nd.~");
