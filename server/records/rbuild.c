@@ -144,6 +144,7 @@ static void build_work(records_job_t *j)
 static void build_free(rbuild_t *b)
 {
     list_remove(&b->node);
+    budget_release(b->srv->records->builders, &b->slot);
     if (b->state_free)
         b->state_free(b->state);
     body_free(&b->body);
@@ -242,12 +243,22 @@ void rbuild_answer(page_t *p, const bodycache_key_t *key, const char *title, rec
         page_error(p, 503, "the server is sending many replays: try again in a few seconds");
         return;
     }
+    budget_slot_t slot = {0};
+    if (budget_take(r->builders, &slot, p->key, p->key) != BUDGET_OK) {
+        page_error(p, 503,
+                   "your address has " XSTR(
+                       RECORDS_BUILDS_PER_ADDR) " replays being built "
+                                                "already: try again when one is done");
+        return;
+    }
     records_job_t *j = calloc(1, sizeof *j);
     if (!j || !(b = build_new(p, key, title, work))) {
         free(j);
+        budget_release(r->builders, &slot);
         page_error(p, 500, "out of memory");
         return;
     }
+    b->slot = slot;
     *j = (records_job_t){.srv = p->srv,
                          .game_id = key->id,
                          .refusable = true,

@@ -20,7 +20,12 @@
  * the cache and not being built is not built but answered 503 with
  * Retry-After, so slow readers of many bodies cannot grow the daemon;
  * and one address is sent at most RECORDS_READERS_PER_ADDR bodies at
- * once (more: 503), so one client cannot hold all of that room.
+ * once (more: 503), so one client cannot hold all of that room. Nor can
+ * it keep the build threads to itself (asking for a live recording again
+ * and again, each new size a build of its own): a build is charged to the
+ * address that started it, and one address starts at most
+ * RECORDS_BUILDS_PER_ADDR builds that are running or waiting (more: 503
+ * with Retry-After); waiting for a build already under way is free.
  *
  * Loop thread only, but for what work touches: b's producer fields. Not a
  * contract outside server/records/. */
@@ -46,8 +51,9 @@ struct rbuild {
     int status; /* work's failure: an HTTP status, and err */
     char err[200];
     /* private */
-    list_t node;    /* records.builds */
-    list_t waiters; /* page_t.wnode */
+    list_t node;        /* records.builds */
+    list_t waiters;     /* page_t.wnode */
+    budget_slot_t slot; /* records.builders: charged to the starter's address */
     bool opened;
     uint64_t t0; /* when work first ran */
     records_job_fn work;

@@ -33,6 +33,8 @@
 #define RECORDS_RETRY_S          5 /* Retry-After of a 503 for a busy replay */
 /* replay bodies one address (addrkey.h) is sent at once (rbuild.h) */
 #define RECORDS_READERS_PER_ADDR 16
+/* replay bodies being built or waiting to be, for one address (rbuild.h) */
+#define RECORDS_BUILDS_PER_ADDR  2
 
 typedef struct records records_t;
 typedef struct records_job records_job_t;
@@ -44,11 +46,12 @@ struct records {
     int running_hosted;                 /* of which builds of hosted recordings */
     int jobs_max, hosted_max, wait_max; /* replay-builds, one fewer, replay-queue */
     uint64_t body_max;                  /* replay-max */
-    size_t held_max;   /* gzip bytes slow readers may hold off the cache (rbuild.h) */
-    bool held_full;    /* over it: said once in the log, until it is not */
-    budget_t *readers; /* bodies being sent, per address (RECORDS_READERS_PER_ADDR) */
-    list_t waiting;    /* records_job_t.node, first come first served (as they fit) */
-    int nwaiting;      /* refusable (page) jobs waiting */
+    size_t held_max;    /* gzip bytes slow readers may hold off the cache (rbuild.h) */
+    bool held_full;     /* over it: said once in the log, until it is not */
+    budget_t *readers;  /* bodies being sent, per address (RECORDS_READERS_PER_ADDR) */
+    budget_t *builders; /* builds, per starting address (RECORDS_BUILDS_PER_ADDR) */
+    list_t waiting;     /* records_job_t.node, first come first served (as they fit) */
+    int nwaiting;       /* refusable (page) jobs waiting */
     bodycache_t *cache;
     list_t builds;         /* rbuild_t.node: replay bodies being built (rbuild.c) */
     int64_t backlog_after; /* the backlog's next batch starts after this id */

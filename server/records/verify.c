@@ -30,9 +30,11 @@ records_t *records_new(server_t *srv, const char *web_root)
     r->cache = bodycache_new((size_t)srv->cfg.replay_cache);
     r->held_max = (size_t)(srv->cfg.replay_cache ? srv->cfg.replay_cache : srv->cfg.replay_max);
     r->readers = budget_new(INT_MAX, RECORDS_READERS_PER_ADDR);
-    if (!r->cache || !r->readers) {
+    r->builders = budget_new(INT_MAX, RECORDS_BUILDS_PER_ADDR);
+    if (!r->cache || !r->readers || !r->builders) {
         bodycache_free(r->cache);
         budget_free(r->readers);
+        budget_free(r->builders);
         free(r);
         return NULL;
     }
@@ -56,7 +58,8 @@ void records_free(records_t *r)
         j->done(j);
     }
     bodycache_free(r->cache);
-    budget_free(r->readers); /* the web, freed first, closed every reader */
+    budget_free(r->readers);  /* the web, freed first, closed every reader */
+    budget_free(r->builders); /* every build ended with its job */
     free(r->replay_tpl);
     free(r);
 }

@@ -16,7 +16,8 @@ import time
 import pytest
 
 import recordings
-from harness import ARTIFACTS, PW, Daemon, Web, browser_script, program, unique_name
+from harness import (ARTIFACTS, PW, Daemon, Web, browser_script, program, read_all,
+                     unique_name)
 from test_hosted_records import cast_of, render
 from test_records import play_game
 
@@ -129,18 +130,20 @@ def test_warren_replay_cut_at_replay_max_then_cached(start_daemon):
 def test_busy_builds_get_503_with_retry_after_and_memory_stays_small(release):
     """24 requests for 12 big recordings at once: one build at a time for
     hosted games, two waiting, the rest 503 with Retry-After; the daemon
-    never holds a whole body (each about 10 MB)."""
-    d = release("--replay-builds", "2", "--replay-queue", "2")
+    never holds a whole body (each about 10 MB). Each request comes from an
+    address of its own (through a trusted proxy): one address alone may
+    start only 2 builds."""
+    d = release("--replay-builds", "2", "--replay-queue", "2", "--trust-proxy", "127.0.0.1")
     _, uid = recorder(d)
     ids = recordings.insert(d, uid, flood(8 * MIB), 8 * MIB, copies=12)
     before = peak_rss_mb(d)
     web = Web(d.http, timeout=120)
     got = {}
 
-    def get(path):
-        got[path] = web.get(path)
+    def get(path, n):
+        got[path] = web.get(path, headers={"X-Forwarded-For": f"10.0.0.{n}"})
     paths = [p for i in ids for p in (f"/api/hosted/{i}/replay", f"/hosted/{i}.cast")]
-    threads = [threading.Thread(target=get, args=(p,)) for p in paths]
+    threads = [threading.Thread(target=get, args=(p, n)) for n, p in enumerate(paths)]
     for t in threads:
         t.start()
     for t in threads:
@@ -245,4 +248,46 @@ def test_one_address_is_sent_a_few_bodies_at_once(start_daemon):
         time.sleep(0.2)
     assert r.status == 200 and json.loads(r.body)["bytes"] == 20000
     for s, _ in held:
+        s.close()
+
+
+def test_one_address_starts_a_few_builds_at_once(release):
+    """A live recording asked for again and again, each new size a build
+    of its own: one address has at most 2 builds running or waiting; the
+    third gets 503 with Retry-After and says why, another address (through
+    a trusted proxy) is served meanwhile, and once one of the two is done
+    the first address is served again."""
+    d = release("--trust-proxy", "127.0.0.1")
+    _, uid = recorder(d)
+    [live] = recordings.insert(d, uid, flood(8 * MIB), 8 * MIB, ended=False)
+    [small] = recordings.insert(d, uid, flood(20000), 20000)
+    # others' builds first, a second or so each: the first address's wait behind them
+    others = []
+    for n, i in enumerate(recordings.insert(d, uid, flood(8 * MIB), 8 * MIB, copies=3)):
+        s = socket.create_connection(("127.0.0.1", d.http))
+        s.sendall(f"GET /api/hosted/{i}/replay HTTP/1.1\r\nHost: x\r\n"
+                  f"X-Forwarded-For: 10.1.0.{n}\r\n\r\n".encode())
+        others.append(s)
+    path = f"/api/hosted/{live}/replay"
+    asked = []
+    for i in range(2):  # each asked at a new size (a build takes about a second)
+        s = socket.create_connection(("127.0.0.1", d.http))
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        asked.append(s)
+        time.sleep(0.3)
+        recordings.add_chunk(d, live, flood(1000, start_ms=300000 + i * 1000)[0], 1000)
+    web = Web(d.http, timeout=120)
+    r = web.get(path)
+    assert r.status == 503 and r.headers["retry-after"] == "5", (r.status, r.body[:200])
+    assert b"has 2 replays being built already" in r.body
+    other = web.get(f"/api/hosted/{small}/replay", headers={"X-Forwarded-For": "10.9.8.7"})
+    assert other.status == 200 and json.loads(other.body)["bytes"] == 20000
+    for s in asked:  # both built, each its own size
+        s.settimeout(120)
+        assert read_all(s).startswith(b"HTTP/1.1 200")
+    r = web.get(path)
+    assert r.status == 200 and json.loads(r.body)["bytes"] == 8 * MIB + 2000
+    built = re.findall(rf"replay built: hosted frames {live}, ", d.log())
+    assert len(built) == 3, d.log()[-2000:]
+    for s in others:
         s.close()
