@@ -680,7 +680,28 @@ static int stale_socket_gone(const char *path)
     return 0;
 }
 
-/* bind, then chmod 0600, then listen: nobody else can connect in between. */
+/* A listening socket bound at path, made 0600 before bind (fchmod on the
+ * socket: Linux gives the file bind creates the socket's mode), so no
+ * call ever sets a mode through path, which a link put there could
+ * redirect. A negative errno on failure. */
+static int bind_private(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return -ENAMETOOLONG;
+    memcpy(sa.sun_path, path, strlen(path));
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (fchmod(fd, 0600) != 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        int err = -errno;
+        close(fd);
+        return err;
+    }
+    return fd;
+}
+
+/* bound 0600, then listen: nobody else can connect in between. */
 int control_listen(server_t *s)
 {
     char path[300];
@@ -695,9 +716,10 @@ int control_listen(server_t *s)
     uv_pipe_init(s->loop, &ctl->listener, 0);
     ctl->listener.data = s;
     ctl->on = true;
-    int ret = uv_pipe_bind(&ctl->listener, path);
-    if (!ret && chmod(path, 0600) != 0)
-        ret = UV_EPERM;
+    int fd = bind_private(path);
+    int ret = fd < 0 ? uv_translate_sys_error(-fd) : uv_pipe_open(&ctl->listener, fd);
+    if (fd >= 0 && ret)
+        close(fd);
     if (!ret)
         ret = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
     uv_timer_init(s->loop, &ctl->sweep);

@@ -6,15 +6,17 @@ journal health, and bad input on the control socket."""
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 
 import pytest
 
-from harness import CTRL_X, ON_PG, PW, Daemon, hook, new_game, program, read_all
+from harness import ASAN_OPTIONS, CTRL_X, ON_PG, PW, Daemon, hook, new_game, program, read_all
 
 
 def admin_path(bindir):
@@ -265,3 +267,53 @@ def test_control_connections_are_capped_and_idle_ones_closed(world):
     code, out, err = admin("games")
     assert code == 0, err
     assert d.alive()
+
+
+def strace_child(proc):
+    """The pid strace (proc) runs, once it has started it."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        kids = pathlib.Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        if kids:
+            return int(kids[0])
+        time.sleep(0.01)
+    raise AssertionError("strace started nothing")
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+def test_control_socket_mode_is_not_set_through_a_link(bindir, tmp_path):
+    """The socket's mode is set without a path: a link put where the socket
+    was, right after bind (strace holds the daemon 0.3 s there), is not
+    followed, so the file it names keeps its mode; no chmod names the
+    path; the daemon's socket is 0600 all the same."""
+    ctl, victim = tmp_path / "warrend.ctl", tmp_path / "victim"
+    victim.write_text("not the daemon's\n")
+    victim.chmod(0o644)
+    trace = tmp_path / "strace.log"
+    d = Daemon(bindir, tmp_path / "d", extra=["--control", ctl],
+               env={"ASAN_OPTIONS": ASAN_OPTIONS + ":detect_leaks=0"},  # LSan: not under ptrace
+               wrap=["strace", "-f", "-qq", "-o", trace, "-e", "trace=bind,/chmod",
+                     "-e", "inject=bind:delay_exit=300000"])
+    started = threading.Thread(target=lambda: d.start(timeout=60))
+    started.start()
+    try:
+        deadline = time.time() + 60
+        while not (ctl.is_socket() or time.time() > deadline):
+            time.sleep(0.001)
+        st = os.lstat(ctl)
+        link = tmp_path / "link"
+        link.symlink_to(victim)
+        os.rename(link, ctl)  # at once: where the socket was, a link
+        started.join()
+        assert f"listening control {ctl}" in d.log()
+        assert stat.S_IMODE(victim.stat().st_mode) == 0o644
+        chmods = [ln for ln in trace.read_text().splitlines() if "chmod" in ln]
+        assert not any(str(ctl) in ln for ln in chmods), chmods
+        # 0600 from bind on: no moment another user could connect
+        assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
+    finally:
+        started.join()
+        if d.proc.poll() is None:
+            os.kill(strace_child(d.proc), signal.SIGTERM)
+        d.proc.wait(timeout=30)
+    assert d.proc.returncode == 0, d.log()[-2000:]
