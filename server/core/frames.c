@@ -66,9 +66,10 @@ static void view_of(const session_t *s, session_view_t *v)
 }
 
 /* A watcher shares the player's frames when its terminal can hold them
- * and, a terminal, a row below them for the line saying whom it watches
- * (watcher_footer); else its frames are its own, that line on their
- * bottom row (watch.c). */
+ * and, a terminal watching Warren's game, a row below them for the line
+ * saying whom it watches (watcher_footer); else its frames are its own,
+ * that line on their bottom row (watch.c). A hosted game's bottom row is
+ * the program's (NetHack's status): it is not covered for long. */
 bool frames_shared(const session_t *s, const conn_t *c)
 {
     const hooks_t *h = s->srv->hooks;
@@ -76,7 +77,9 @@ bool frames_shared(const session_t *s, const conn_t *c)
         return true;
     if (h->watcher_own && h->watcher_own(c))
         return false; /* help, a chat line being typed: its own frames meanwhile */
-    int spare = c->ops->browser || !h->watcher_footer ? 0 : 1; /* pages say it themselves */
+    session_status_t st;
+    /* pages say it themselves */
+    int spare = c->ops->browser || !h->watcher_footer || !session_status(s, &st) ? 0 : 1;
     return c->w >= s->grid->w && c->h >= s->grid->h + spare;
 }
 

@@ -74,6 +74,8 @@ typedef struct hooks {
     void (*watcher_draw)(session_t *s, conn_t *c, screen_t *scr);
     /* the footer line below the game; false when unchanged and not forced */
     bool (*watcher_footer)(session_t *s, conn_t *c, char *out, size_t n, bool force);
+    /* c begins to watch s (before its frames are chosen) */
+    void (*watcher_begun)(conn_t *c, session_t *s);
     /* ---- providers: chat (screens/chat.c) ---- */
     /* A line said at another node (notify.h) about s, a game here or a
      * mirror of one: from (an account's name) said text (n bytes). */

@@ -270,6 +270,8 @@ void session_watch(conn_t *c, session_t *s)
     s->srv->view_gen++;
     if (s->nwatchers++ == 0)
         list_push_back(&s->srv->watched, &s->wdnode);
+    if (s->srv->hooks->watcher_begun)
+        s->srv->hooks->watcher_begun(c, s);
     c->own_render = !frames_shared(s, c);
     c->need_key = false;
     /* anyone may watch, again and again: under the log's cap (logcap.h),

@@ -41,6 +41,7 @@ void screens_hooks(hooks_t *h)
     h->watcher_own = watch_overlay;
     h->watcher_draw = watch_draw;
     h->watcher_footer = watch_footer;
+    h->watcher_begun = watch_begun;
     h->game_over = gameover_show;
     h->chat_heard = chat_heard;
     /* Warren's own keys first, even while a chat line is typed */

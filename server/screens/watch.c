@@ -20,7 +20,8 @@ struct watchview {
     char line[CHAT_MAX + 1]; /* the chat line being typed */
     size_t len;
     char notice[120];
-    uint64_t notice_end;         /* uv_now ms */
+    bool intro;                  /* the watch line over a hosted game's bottom row */
+    uint64_t notice_end;         /* uv_now ms, of the notice or the intro */
     char footer[TERM_MAX_W + 1]; /* the footer last written */
     ratelimit_t *rate;           /* chat lines */
     conn_t *conn;                /* whose */
@@ -52,7 +53,7 @@ static watchview_t *view_of_conn(conn_t *c)
 bool watch_overlay(const conn_t *c)
 {
     const watchview_t *w = c->watch;
-    return w && (w->help || w->typing || w->notice[0]);
+    return w && (w->help || w->typing || w->notice[0] || w->intro);
 }
 
 /* A notice over the watcher's view for a few seconds. */
@@ -373,13 +374,31 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr)
     } else if (w->notice[0]) {
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
         screen_text(scr, 1, y, st_bar, w->notice);
-    } else if (!c->ops->browser && !announce_on_games(c->srv)) {
-        /* a terminal's bottom row says whom it watches (a page says it itself) */
+    } else if (!c->ops->browser && !announce_on_games(c->srv) &&
+               (w->intro || session_status(s, &(session_status_t){0}))) {
+        /* a terminal's bottom row says whom it watches (a page says it
+         * itself), over a hosted game's only for a while (watch_begun) */
         char line[TERM_MAX_W + 1];
         watch_line(s, scr->w, line, sizeof line);
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
         screen_text(scr, 0, y, st_bar, line);
     }
+}
+
+/* A hosted game's bottom row is the program's own (NetHack's second
+ * status line: hit points, depth): a terminal with no row below the game
+ * is told there whom it watches and the keys for NOTICE_MS, then sees the
+ * game's row (? shows whom it watches again). */
+void watch_begun(conn_t *c, session_t *s)
+{
+    session_status_t st;
+    watchview_t *w = view_of_conn(c);
+    if (!w || c->ops->browser || c->h > s->grid->h || session_status(s, &st))
+        return;
+    w->intro = true;
+    w->notice_end = now_ms(c->srv) + NOTICE_MS;
+    if (!list_linked(&w->notice_node))
+        list_push_back(&c->srv->watch_notices, &w->notice_node);
 }
 
 bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force)
@@ -403,6 +422,7 @@ void watch_tick(server_t *srv)
         if (now < w->notice_end)
             continue;
         w->notice[0] = 0;
+        w->intro = false;
         list_remove(&w->notice_node);
         if (c->closing)
             continue;

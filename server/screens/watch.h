@@ -29,6 +29,8 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr);
 /* The footer line into out (n >= 2); false when it equals the one last
  * written and force is not set (nothing to write). */
 bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force);
+/* c begins to watch s: a hosted game's watcher is told whom for a while */
+void watch_begun(conn_t *c, session_t *s);
 void watch_tick(server_t *srv); /* notices that expired come down */
 void watch_free(watchview_t *w);
 

@@ -232,9 +232,16 @@ def test_menu_play_watch(nethack, clients, bindir):
     w.pump(quiet=0.3)
     assert w.lines()[:23] == t.lines()[:23]
     # its bottom row, NetHack's second status line for the player, says
-    # whom it watches and how to stop
+    # whom it watches and how to stop for a few seconds ...
     assert re.match(rf"Watching {name} play NetHack 3\.6\.6, 1 watching\. +q stops · \? help$",
                     w.lines()[23]), w.lines()[23]
+    # ... then shows the player's: hit points, depth and turn are watched too
+    w.wait_for("Dlvl:1", timeout=15)
+    t.play_keys("s")
+    w.pump(quiet=0.3)
+    assert w.lines() == t.lines() and "HP:" in w.lines()[23], w.text()
+    w.send("?")  # the help says again whom it watches
+    assert f"Watching {name} play NetHack 3.6.6" in w.wait_for("stop watching")
     assert d.wait_log(rf"hosted start user={name} game=nethack pid=\d+")
     status, lobby = Web(d.http).html("/")  # the lobby's row says which game
     row = next(r for r in lobby.split("<tr>") if f"<td>{name}</td>" in r)
@@ -464,7 +471,8 @@ def test_starting_games_have_their_own_ids_in_every_list(nethack, clients):
     players[1].send("z")
     players[1].wait_for("got 1: 7a")
     w.wait_for("got 1: 7a")  # still the game it picked while it started
-    assert f"Watching {names[1]} play keys" in w.text()
+    w.send("?")  # the help says whom it watches
+    assert f"Watching {names[1]} play keys" in w.wait_for("stop watching")
 
 
 def test_a_start_with_no_answer_fails_soft(nethack, clients):

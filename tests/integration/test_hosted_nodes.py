@@ -127,4 +127,5 @@ def test_hosted_games_on_two_nodes_have_ids_of_their_own(pair, clients):
         p.send("z")
         p.wait_for("got 1: 7a")
         w.wait_for("got 1: 7a")
-        assert other in w.text(), w.text()
+        w.send("?")  # the help says whom it watches
+        assert other in w.wait_for("stop watching"), w.text()

@@ -790,5 +790,7 @@ void sess_start(sess_t *s)
 
 bool sess_following(const sess_t *s)
 {
-    return s->watcher && s->state == SS_PLAY && watching_target(s);
+    /* in play, a watcher was on its target (a hosted game's bottom row
+     * names it only for a while) */
+    return s->watcher && s->state == SS_PLAY && s->picked;
 }
