@@ -82,6 +82,22 @@ def watch_from_list(t, name, timeout=15):
         time.sleep(0.5)
 
 
+def wait_listed(t, names, timeout=15):
+    """t, logged in at b's menu, opens the watch list until every one of
+    names is listed, and leaves it: a letter read from a list still
+    filling could pick a game listed after it was read."""
+    end = time.time() + timeout
+    while True:
+        t.send("w")
+        text = t.wait_for("Live games")
+        t.send("q")
+        if all(re.search(rf"^\s*[a-z]\) {n}\b", text, re.M) for n in names):
+            time.sleep(0.5)
+            return
+        assert time.time() < end, f"{names} never all listed:\n{text}"
+        time.sleep(0.5)
+
+
 def read_quiet(s, quiet):
     """What socket s sends until it closes or is quiet for quiet seconds."""
     s.settimeout(quiet)
@@ -706,6 +722,7 @@ def test_games_on_every_loop_are_watched_from_another_node(pair_of, clients):
         players.append((name, p))
     w = clients(b.port).connected()
     w.register("wes")
+    wait_listed(w, [name for name, _ in players])
     loops = {}
     for name, p in players:
         watch_from_list(w, name)
