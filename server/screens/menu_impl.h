@@ -18,6 +18,7 @@
 #include "menu.h"
 #include "rcedit.h"
 #include "server.h"
+#include "wlist.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
 #define ST_TITLE   STY(14, ATTR_BOLD)
@@ -74,6 +75,7 @@ struct menu_state {
         pend_old[ACCOUNTS_PASSWORD_BYTES + 1];
     char msg[MENU_MSG_MAX]; /* a notice: lines split by "\n" on MENU_MESSAGE */
     int wl_page, wl_sort;
+    wl_view_t wl_view;      /* menu_watchlist.c: the watch list's page as drawn */
     uint8_t colors;         /* options: index into COLOUR_MODES; 0 = from the terminal */
     uint8_t glyphs;         /* options: index into GLYPH_SETS; 0 = from the terminal */
     rcedit_t *rc;           /* MENU_RCEDIT's editor; owned */

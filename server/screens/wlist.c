@@ -16,7 +16,9 @@ typedef struct {
 
 typedef struct wlcache {
     hmap_t by_game;
-    wl_row_t **rows; /* every row, in the player order */
+    list_t came;       /* the rows in the order they came (wl_row_t.came) */
+    uint64_t next_seq; /* wl_row_t.seq of the next row to come */
+    wl_row_t **rows;   /* every row, in the player order */
     size_t n, cap;
     bool valid;           /* built once from the sessions; changes since applied */
     uint64_t synced_tick; /* the other loops' changes applied at this tick (+1) */
@@ -93,6 +95,8 @@ static bool row_add(wlcache_t *w, server_t *k, int64_t game_id, int64_t user_id,
         return false;
     }
     r->k = k;
+    r->seq = w->next_seq++;
+    list_push_back(&w->came, &r->came);
     r->game_id = game_id;
     r->user_id = user_id;
     snprintf(r->user, sizeof r->user, "%s", user);
@@ -113,6 +117,7 @@ static void row_del(wlcache_t *w, wl_row_t *r)
         w->n--;
     }
     hmap_del(&w->by_game, &r->hn);
+    list_remove(&r->came);
     free(r);
 }
 
@@ -120,6 +125,7 @@ static void rows_drop(wlcache_t *w)
 {
     for (size_t i = 0; i < w->n; i++) {
         hmap_del(&w->by_game, &w->rows[i]->hn);
+        list_remove(&w->rows[i]->came);
         free(w->rows[i]);
     }
     w->n = 0;
@@ -224,8 +230,10 @@ static bool wl_sync(server_t *home, wlcache_t *w, bool force)
 
 static wlcache_t *wl_get(server_t *home)
 {
-    if (!home->wl && (home->wl = calloc(1, sizeof *home->wl)))
+    if (!home->wl && (home->wl = calloc(1, sizeof *home->wl))) {
         hmap_init(&home->wl->by_game);
+        list_init(&home->wl->came);
+    }
     return home->wl;
 }
 
@@ -441,4 +449,89 @@ void wlist_detail(server_t *home, const wl_row_t *const *rows, size_t from, size
         if (rows[i]->detail_tick != tick + 1)
             row_detail((wl_row_t *)rows[i], tick);
     shards_unlock_all(home);
+}
+
+/* ---- one viewer's page as drawn -------------------------------------------------------- */
+
+static void slot_set(wl_slot_t *sl, const wl_row_t *r)
+{
+    *sl = (wl_slot_t){.k = r->k, .game_id = r->game_id, .user_id = r->user_id};
+    snprintf(sl->user, sizeof sl->user, "%s", r->user);
+}
+
+int wlist_view_lay(server_t *home, wl_view_t *v, int key, int page)
+{
+    size_t n = 0;
+    const wl_row_t *const *rows = wlist_order(home, key, ((size_t)page + 1) * WL_VIEW_ROWS, &n);
+    int pages = (int)((n + WL_VIEW_ROWS - 1) / WL_VIEW_ROWS);
+    if (page >= pages)
+        page = pages ? pages - 1 : 0;
+    size_t first = (size_t)page * WL_VIEW_ROWS;
+    v->n = 0;
+    for (size_t i = first; rows && i < n && v->n < WL_VIEW_ROWS; i++)
+        slot_set(&v->slot[v->n++], rows[i]);
+    v->seq = home->wl ? home->wl->next_seq : 0;
+    return page;
+}
+
+static bool view_has(const wl_view_t *v, const wl_row_t *r)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->slot[i].k == r->k && v->slot[i].game_id == r->game_id &&
+            v->slot[i].user_id == r->user_id)
+            return true;
+    return false;
+}
+
+/* The slot a new game may take: a free one, else one gone long enough. */
+static wl_slot_t *view_free(wl_view_t *v, uint64_t now_ms)
+{
+    for (int i = 0; i < v->n; i++)
+        if (v->slot[i].gone_ms && now_ms - v->slot[i].gone_ms >= WL_GONE_KEEP_MS)
+            return &v->slot[i];
+    return v->n < WL_VIEW_ROWS ? &v->slot[v->n++] : NULL;
+}
+
+/* The first row that came at seq or after, or the list's head. */
+static list_t *came_since(wlcache_t *w, uint64_t seq)
+{
+    list_t *it = w->came.prev;
+    while (it != &w->came && LIST_ITEM(it, wl_row_t, came)->seq >= seq)
+        it = it->prev;
+    return it->next;
+}
+
+void wlist_view_update(server_t *home, wl_view_t *v, uint64_t now_ms)
+{
+    wlcache_t *w = wl_get(home);
+    if (!w || !wl_sync(home, w, false))
+        return;
+    for (int i = 0; i < v->n; i++) {
+        wl_slot_t *sl = &v->slot[i];
+        bool live = row_find(w, sl->k, sl->game_id, sl->user_id);
+        sl->gone_ms = live ? 0 : sl->gone_ms ? sl->gone_ms : now_ms ? now_ms : 1;
+    }
+    while (v->n && v->slot[v->n - 1].gone_ms && /* the last ones: no letter below moves */
+           now_ms - v->slot[v->n - 1].gone_ms >= WL_GONE_KEEP_MS)
+        v->n--;
+    for (list_t *it = came_since(w, v->seq); it != &w->came; it = it->next) {
+        const wl_row_t *r = LIST_ITEM(it, wl_row_t, came);
+        wl_slot_t *sl = view_has(v, r) ? NULL : view_free(v, now_ms);
+        if (sl)
+            slot_set(sl, r);
+    }
+    v->seq = w->next_seq; /* those that found no room belong to later pages */
+}
+
+const wl_row_t *wlist_view_row(server_t *home, const wl_view_t *v, int i)
+{
+    if (!home->wl || i < 0 || i >= v->n)
+        return NULL;
+    const wl_slot_t *sl = &v->slot[i];
+    return row_find(home->wl, sl->k, sl->game_id, sl->user_id);
+}
+
+size_t wlist_count(server_t *home)
+{
+    return home->wl ? home->wl->n : 0;
 }

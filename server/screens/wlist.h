@@ -24,12 +24,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "hmap.h"
+#include "list.h"
 #include "server.h"
 #include "session.h"
 
 typedef struct wl_row {
-    hnode_t hn;  /* the cache's rows by game */
-    server_t *k; /* the loop the game is on */
+    hnode_t hn;   /* the cache's rows by game */
+    list_t came;  /* the cache's rows in the order they came */
+    uint64_t seq; /* the how-manieth row to come */
+    server_t *k;  /* the loop the game is on */
     int64_t game_id, user_id;
     char user[32];
     uint64_t last_key_ms;
@@ -56,5 +59,41 @@ void wlist_sync(server_t *home);
 /* The game of row r on its loop (parked by the caller), NULL once it went. */
 session_t *wlist_game(const wl_row_t *r);
 void wlist_free(server_t *home);
+
+/* One viewer's page as drawn, so that a letter always means the game the
+ * viewer saw under it: the games stay under their letters while the page
+ * is shown. A game that ends keeps its letter, marked ended, for
+ * WL_GONE_KEEP_MS (a key typed for it may still be on its way); after
+ * that a new game may take it, and the last letters are freed. A new game
+ * takes a free letter below the others, so no letter ever moves to
+ * another game. The page is laid anew
+ * in its order when the viewer opens the list, turns a page or sorts. */
+#define WL_VIEW_ROWS    15
+#define WL_GONE_KEEP_MS 10000
+
+typedef struct wl_slot {
+    server_t *k; /* the loop the game is on */
+    int64_t game_id, user_id;
+    char user[32];
+    uint64_t gone_ms; /* when it was first seen gone; 0 while live */
+} wl_slot_t;
+
+typedef struct wl_view {
+    wl_slot_t slot[WL_VIEW_ROWS];
+    int n;        /* slots in use: slot[0, n) */
+    uint64_t seq; /* rows that came from this seq on are not placed yet */
+} wl_view_t;
+
+/* v laid as page `page` (WL_VIEW_ROWS games) of order `key`, the page
+ * kept within the games; returns the page laid. */
+int wlist_view_lay(server_t *home, wl_view_t *v, int key, int page);
+/* v brought up to date (now_ms the loop's clock): slots whose game went
+ * are marked, new games take free slots. */
+void wlist_view_update(server_t *home, wl_view_t *v, uint64_t now_ms);
+/* The live row under slot i of v, as of the latest sync; NULL when the
+ * slot is free or its game went. Valid until the next sync. */
+const wl_row_t *wlist_view_row(server_t *home, const wl_view_t *v, int i);
+/* How many games are live, as of the latest sync. */
+size_t wlist_count(server_t *home);
 
 #endif

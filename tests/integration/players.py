@@ -1,7 +1,9 @@
 """Steps the suites share to bring a player in: a new account playing a new
 character over telnet, watching a game from the menu, quitting one, and a
-web account (its session, or a Web client holding it)."""
+web account (its session, or a Web client holding it); many players
+at once (bin/warren-load)."""
 import re
+import subprocess
 
 from harness import PW, Web, hook, new_game
 
@@ -58,3 +60,15 @@ def web_account(d, name, pw=PW):
     r = Web(d.http).register(name, pw, next="/")
     assert r.status == 303, r.head
     return Web(d.http, session=r.session)
+
+
+def load_players(bindir, d, n):
+    """n players (bin/warren-load) key at d for a second and leave: their
+    games are kept there, detached, each keyed later than any before."""
+    exe = bindir / "asan" / "warren-load"
+    r = subprocess.run([str(exe if exe.exists() else bindir / "warren-load"), "--port",
+                        str(d.port), "--n", str(n), "--seconds", "1", "--warmup", "0",
+                        "--interval", "0.5", "--ramp-timeout", "240"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and f"{n} of {n} sessions in play" in r.stdout, \
+        r.stdout + r.stderr

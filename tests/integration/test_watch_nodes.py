@@ -21,7 +21,7 @@ import time
 import pytest
 
 from harness import ON_PG, WS, Daemon, Web, admin, free_port, pg_run
-from players import quit_game
+from players import load_players, quit_game
 from test_nodes import listeners_down
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -79,22 +79,6 @@ def watch_from_list(t, name, timeout=15):
             return
         assert time.time() < end, f"{name} never listed:\n{text}"
         t.send("q")
-        time.sleep(0.5)
-
-
-def wait_listed(t, names, timeout=15):
-    """t, logged in at b's menu, opens the watch list until every one of
-    names is listed, and leaves it: a letter read from a list still
-    filling could pick a game listed after it was read."""
-    end = time.time() + timeout
-    while True:
-        t.send("w")
-        text = t.wait_for("Live games")
-        t.send("q")
-        if all(re.search(rf"^\s*[a-z]\) {n}\b", text, re.M) for n in names):
-            time.sleep(0.5)
-            return
-        assert time.time() < end, f"{names} never all listed:\n{text}"
         time.sleep(0.5)
 
 
@@ -722,7 +706,6 @@ def test_games_on_every_loop_are_watched_from_another_node(pair_of, clients):
         players.append((name, p))
     w = clients(b.port).connected()
     w.register("wes")
-    wait_listed(w, [name for name, _ in players])
     loops = {}
     for name, p in players:
         watch_from_list(w, name)
@@ -858,19 +841,6 @@ def test_idle_games_of_another_node_are_not_read_again(pair, bindir):
 
 
 LATE_N = 300  # players keying at b after a's game: more than peer.c's RECENCY_WALK
-
-
-def load_players(bindir, d, n):
-    """n players (bin/warren-load) key at d for a second and leave: their
-    games are kept there, detached, each keyed later than any before."""
-    import subprocess
-    exe = bindir / "asan" / "warren-load"
-    r = subprocess.run([str(exe if exe.exists() else bindir / "warren-load"), "--port",
-                        str(d.port), "--n", str(n), "--seconds", "1", "--warmup", "0",
-                        "--interval", "0.5", "--ramp-timeout", "240"],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and f"{n} of {n} sessions in play" in r.stdout, \
-        r.stdout + r.stderr
 
 
 def idle_pages(t):
