@@ -32,6 +32,15 @@ static void put_text(buf_t *b, const char *s, size_t max)
     }
 }
 
+/* The KEY=VALUE text fields: where each is in a game, how long at most
+ * (both the writer and the reader go by this). */
+static const struct {
+    const char *key;
+    size_t at, max;
+} texts[] = {{"kind", offsetof(peersum_game_t, kind), PEERSUM_ID_MAX},
+             {"name", offsetof(peersum_game_t, name), PEERSUM_NAME_MAX},
+             {"player", offsetof(peersum_game_t, player), PEERSUM_ID_MAX}};
+
 void peersum_put(buf_t *b, const peersum_game_t *g)
 {
     buf_printf(b, "%lld %d %d %d %llu %d %d %llu ", (long long)g->game, g->depth, g->max_depth,
@@ -39,12 +48,6 @@ void peersum_put(buf_t *b, const peersum_game_t *g)
     put_text(b, g->race, PEERSUM_TEXT_MAX);
     buf_putc(b, ' ');
     put_text(b, g->cls, PEERSUM_TEXT_MAX);
-    static const struct {
-        const char *key;
-        size_t at, max;
-    } texts[] = {{"kind", offsetof(peersum_game_t, kind), PEERSUM_ID_MAX},
-                 {"name", offsetof(peersum_game_t, name), PEERSUM_NAME_MAX},
-                 {"player", offsetof(peersum_game_t, player), PEERSUM_ID_MAX}};
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
         const char *t = (const char *)g + texts[i].at;
         if (t[0]) {
@@ -171,21 +174,6 @@ static bool text(cur_t *c, char *out)
 
 typedef bool (*extra_fn)(cur_t *c, const char *v, size_t n, peersum_game_t *g);
 
-static bool ex_kind(cur_t *c, const char *v, size_t n, peersum_game_t *g)
-{
-    return decode(c, v, n, g->kind, PEERSUM_ID_MAX);
-}
-
-static bool ex_name(cur_t *c, const char *v, size_t n, peersum_game_t *g)
-{
-    return decode(c, v, n, g->name, PEERSUM_NAME_MAX);
-}
-
-static bool ex_player(cur_t *c, const char *v, size_t n, peersum_game_t *g)
-{
-    return decode(c, v, n, g->player, PEERSUM_ID_MAX);
-}
-
 static bool ex_user(cur_t *c, const char *v, size_t n, peersum_game_t *g)
 {
     uint64_t u;
@@ -220,11 +208,11 @@ static bool ex_away(cur_t *c, const char *v, size_t n, peersum_game_t *g)
     return true;
 }
 
+/* The KEY=VALUE fields that are not texts (those are texts[]'s). */
 static const struct {
     const char *key;
     extra_fn fn;
-} extras[] = {{"kind", ex_kind}, {"name", ex_name}, {"player", ex_player},
-              {"user", ex_user}, {"min", ex_min},   {"away", ex_away}};
+} extras[] = {{"user", ex_user}, {"min", ex_min}, {"away", ex_away}};
 
 static bool key_byte(char ch)
 {
@@ -242,6 +230,9 @@ static bool extra(cur_t *c, peersum_game_t *g)
         c->why = n > PEERSUM_FIELD_MAX ? "a field is too long" : "a field is not KEY=VALUE";
         return false;
     }
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        if (strlen(texts[i].key) == k && !memcmp(texts[i].key, s, k))
+            return decode(c, s + k + 1, n - k - 1, (char *)g + texts[i].at, texts[i].max);
     for (size_t i = 0; i < sizeof extras / sizeof *extras; i++)
         if (strlen(extras[i].key) == k && !memcmp(extras[i].key, s, k))
             return extras[i].fn(c, s + k + 1, n - k - 1, g);
