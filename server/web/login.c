@@ -112,34 +112,39 @@ static void field(buf_t *b, const char *label, const char *name, const char *typ
     buf_puts(b, "></label>");
 }
 
+void webgw_login_form(buf_t *b, bool reg, const char *msg, const char *name, const char *next)
+{
+    page_start(b, reg ? "Register" : "Log in");
+    if (msg[0]) {
+        buf_puts(b, "<p class=\"msg\" id=\"msg\">");
+        webgw_html_escape(b, msg);
+        buf_puts(b, "</p>");
+    }
+    buf_printf(b,
+               "<form method=\"post\" action=\"%s\"><input type=\"hidden\" name=\"next\" value=\"",
+               reg ? "/register" : "/login");
+    webgw_html_escape(b, next);
+    buf_puts(b, "\">");
+    field(b, "Name", "name", "text", name, "username");
+    field(b, "Password", "password", "password", NULL, reg ? "new-password" : "current-password");
+    if (reg)
+        field(b, "Password again", "password2", "password", NULL, "new-password");
+    buf_printf(b, "<button type=\"submit\">%s</button></form>", reg ? "Register" : "Log in");
+    buf_puts(b, reg ? "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 characters. "
+                      "Already registered? <a href=\"/login?next="
+                    : "<p>No account yet? <a href=\"/register?next=");
+    url_escape(b, next);
+    buf_puts(b, reg ? "\">Log in</a></p>" : "\">Register</a></p>");
+    page_end(b);
+}
+
 /* The login or registration form, with a message when msg is not "". */
 static void reply_form(webgw_t *g, uint64_t id, int status, bool reg, const char *msg,
                        const char *name, const char *next)
 {
     buf_t b;
     buf_init(&b);
-    page_start(&b, reg ? "Register" : "Log in");
-    if (msg[0]) {
-        buf_puts(&b, "<p class=\"msg\" id=\"msg\">");
-        webgw_html_escape(&b, msg);
-        buf_puts(&b, "</p>");
-    }
-    buf_printf(&b,
-               "<form method=\"post\" action=\"%s\"><input type=\"hidden\" name=\"next\" value=\"",
-               reg ? "/register" : "/login");
-    webgw_html_escape(&b, next);
-    buf_puts(&b, "\">");
-    field(&b, "Name", "name", "text", name, "username");
-    field(&b, "Password", "password", "password", NULL, reg ? "new-password" : "current-password");
-    if (reg)
-        field(&b, "Password again", "password2", "password", NULL, "new-password");
-    buf_printf(&b, "<button type=\"submit\">%s</button></form>", reg ? "Register" : "Log in");
-    buf_puts(&b, reg ? "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 characters. "
-                       "Already registered? <a href=\"/login?next="
-                     : "<p>No account yet? <a href=\"/register?next=");
-    url_escape(&b, next);
-    buf_puts(&b, reg ? "\">Log in</a></p>" : "\">Register</a></p>");
-    page_end(&b);
+    webgw_login_form(&b, reg, msg, name, next);
     reply_page(g, id, status, &b);
     buf_free(&b);
 }

@@ -157,6 +157,9 @@ void webgw_token_hash(const char *token, char out[65]);
 int64_t webgw_unix_now(void);
 /* Appends s with &<>"' escaped for HTML text and attribute values. */
 void webgw_html_escape(buf_t *b, const char *s);
+/* The login (reg: registration) page into b: msg shown when not "", name
+ * in its field (NULL: empty), next the page to go to after. */
+void webgw_login_form(buf_t *b, bool reg, const char *msg, const char *name, const char *next);
 /* The page to go to after a form (the "next" argument) into out: in when it
  * is a local path ("/..." but not "//host", plain URL characters, shorter
  * than cap), else "/". */
