@@ -49,6 +49,9 @@ typedef struct backend_ops {
     /* What the layers above may know of the game (session_status); NULL
      * or false: nothing (a hosted game's state is the program's own). */
     bool (*status)(const session_t *s, session_status_t *st);
+    /* Whether the game is a program under a pty (here or on another
+     * node: session_hosted), which owns its whole screen. NULL: never. */
+    bool (*hosted)(const session_t *s);
     /* The game ended: its end state and score row are stored, msg (n
      * bytes) says it in a line. Returns true with end filled in for a last
      * screen (hooks.h: game_over), false: msg is shown. */

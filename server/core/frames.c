@@ -77,9 +77,8 @@ bool frames_shared(const session_t *s, const conn_t *c)
         return true;
     if (h->watcher_own && h->watcher_own(c))
         return false; /* help, a chat line being typed: its own frames meanwhile */
-    session_status_t st;
     /* pages say it themselves */
-    int spare = c->ops->browser || !h->watcher_footer || !session_status(s, &st) ? 0 : 1;
+    int spare = c->ops->browser || !h->watcher_footer || session_hosted(s) ? 0 : 1;
     return c->w >= s->grid->w && c->h >= s->grid->h + spare;
 }
 

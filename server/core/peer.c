@@ -731,6 +731,12 @@ static bool remote_status(const session_t *s, session_status_t *st)
     return !m->st.hosted; /* a hosted game's race and class are not known */
 }
 
+static bool remote_hosted(const session_t *s)
+{
+    const mirror_t *m = s->bk;
+    return m->st.hosted;
+}
+
 /* Played there now (as the list says), at the size its frames have while
  * they come, else the size its node's heartbeat said; that says none for
  * a game its player had left (until the beat after their return), so the
@@ -780,6 +786,7 @@ static const backend_ops_t backend_remote = {
     .save = remote_save,
     .stop = remote_stop,
     .status = remote_status,
+    .hosted = remote_hosted,
     .watched = remote_watched,
     .played = remote_played,
     .free = remote_free,

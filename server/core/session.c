@@ -390,6 +390,11 @@ bool session_status(const session_t *s, session_status_t *st)
     return s->ops->status && s->ops->status(s, st);
 }
 
+bool session_hosted(const session_t *s)
+{
+    return s->ops->hosted && s->ops->hosted(s);
+}
+
 bool session_played(const session_t *s, int *w, int *h)
 {
     *w = *h = 0;

@@ -116,6 +116,9 @@ typedef struct {
  * depth and turn (what its status pattern reads, gamecfg.h) and
  * hosted_id may be filled, the rest is zero. */
 bool session_status(const session_t *s, session_status_t *st);
+/* Whether s is a hosted game (a program under a pty, backend.h): its
+ * screen, bottom row too, is the program's. */
+bool session_hosted(const session_t *s);
 /* Whether someone plays s: its own player, or another node's game's
  * (backend.h, played); false while nobody does (detached). *w, *h: the
  * player's terminal size, 0 x 0 when not known here (another node's, no

@@ -358,6 +358,12 @@ static void pty_free(session_t *s)
     free(hg);
 }
 
+static bool pty_hosted(const session_t *s)
+{
+    (void)s;
+    return true;
+}
+
 static const backend_ops_t backend_pty = {
     .kind = "pty",
     .key = pty_key,
@@ -366,6 +372,7 @@ static const backend_ops_t backend_pty = {
     .save = pty_save,
     .stop = pty_stop,
     .status = pty_status,
+    .hosted = pty_hosted,
     .finish = pty_finish,
     .free = pty_free,
 };

@@ -304,18 +304,19 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
  * node's game has no player here: its node's heartbeat says (away). */
 static void who_line(session_t *s, char *out, size_t n)
 {
-    session_status_t st;
     bool left = s->mirror ? s->away : !s->player;
     if (left && !s->ended) {
         snprintf(out, n, "Watching %.31s, who has left: the game waits. %d watching.", s->user,
                  s->nwatchers);
         return;
     }
-    if (!session_status(s, &st)) { /* a hosted game: its state is the program's own */
+    if (session_hosted(s)) { /* its state is the program's own */
         snprintf(out, n, "Watching %.31s play %.32s, %d watching.", s->user, s->kind_name,
                  s->nwatchers);
         return;
     }
+    session_status_t st;
+    session_status(s, &st);
     snprintf(out, n, "Watching %s, game %lld, depth %d, %d watching.", s->user,
              (long long)s->game_id, st.depth, s->nwatchers);
 }
@@ -374,8 +375,7 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr)
     } else if (w->notice[0]) {
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
         screen_text(scr, 1, y, st_bar, w->notice);
-    } else if (!c->ops->browser && !announce_on_games(c->srv) &&
-               (w->intro || session_status(s, &(session_status_t){0}))) {
+    } else if (!c->ops->browser && !announce_on_games(c->srv) && (w->intro || !session_hosted(s))) {
         /* a terminal's bottom row says whom it watches (a page says it
          * itself), over a hosted game's only for a while (watch_begun) */
         char line[TERM_MAX_W + 1];
@@ -391,9 +391,8 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr)
  * game's row (? shows whom it watches again). */
 void watch_begun(conn_t *c, session_t *s)
 {
-    session_status_t st;
     watchview_t *w = view_of_conn(c);
-    if (!w || c->ops->browser || c->h > s->grid->h || session_status(s, &st))
+    if (!w || c->ops->browser || c->h > s->grid->h || !session_hosted(s))
         return;
     w->intro = true;
     w->notice_end = now_ms(c->srv) + NOTICE_MS;
