@@ -39,17 +39,25 @@ def counts(bindir, d):
     return int(m.group(1)), int(m.group(2))
 
 
-def test_forged_kicks_send_nobody_off(pair, clients, bindir):
-    """kim plays at a. Another connection NOTIFYs kicks of kim, bare and
-    in the log's form (keyed or not, ids no row has): for seconds (both
-    nodes read the log twice), kim stays on. Then a real kick at b sends
-    kim off at a."""
+@pytest.fixture
+def kim(pair, clients):
+    """kim plays at a, both nodes' listeners up: (a, b, kim's terminal,
+    kim's account id)."""
     a, b = pair
     t = clients(a.port).connected()
     t.register("kim")
     t.random_character("kim")
     uid, _ = ids_of(a, "kim")
     time.sleep(1.5)  # both listeners up
+    return a, b, t, uid
+
+
+def test_forged_kicks_send_nobody_off(kim, bindir):
+    """kim plays at a. Another connection NOTIFYs kicks of kim, bare and
+    in the log's form (keyed or not, ids no row has): for seconds (both
+    nodes read the log twice), kim stays on. Then a real kick at b sends
+    kim off at a."""
+    a, b, t, uid = kim
     notify(a, f"kick * zz {uid} 0", f"987654 987654 {KEY} kick * zz {uid} 0",
            f"987655 987655 kick * zz {uid} 0", f"kick a zz {uid} 0")
     time.sleep(4.5)
@@ -85,19 +93,14 @@ def test_forged_chat_lines_are_shown_nowhere(pair, clients):
     assert chats(web_a) == [("hugo", "a real line", False)]
 
 
-def test_a_flood_of_notifications_costs_a_few_reads(pair, clients, bindir):
+def test_a_flood_of_notifications_costs_a_few_reads(kim, bindir):
     """3,000 notifications in one transaction (junk, bare kicks and
     well-formed ones naming no row; each other, as PostgreSQL folds equal
     ones of a transaction into one): a reads the log a few times for them
     (one read at a time, one more waiting), not 3,000; says the junk in at
     most a line a second; and a real kick at b after the flood still sends
     kim off at a."""
-    a, b = pair
-    t = clients(a.port).connected()
-    t.register("kim")
-    t.random_character("kim")
-    uid, _ = ids_of(a, "kim")
-    time.sleep(1.5)
+    a, b, t, uid = kim
     heard, reads = counts(bindir, a)
     forged = [f"{i + 1} {i + 1} {KEY} kick * zz {uid} 0" for i in range(1000)]
     forged += [f"kick * zz {uid} {i}" for i in range(1000)] + [f"junk {i}" for i in range(1000)]

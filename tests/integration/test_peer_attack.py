@@ -90,11 +90,19 @@ def hello(secret=SECRET.encode(), name=b"x"):
     return framed(bytes([1, len(secret)]) + secret + bytes([len(name)]) + name)
 
 
+def call(d, data=b"", src=None):
+    """A connection to d's peer port (from address src when given) that
+    has sent data."""
+    s = socket.create_connection(("127.0.0.1", d.peer_port),
+                                 source_address=(src, 0) if src else None)
+    s.sendall(data)
+    return s
+
+
 def stranger(d, data=b"", quiet=1.0, src="127.0.0.2"):
     """data to d's peer port from src (an address --peers does not name):
     what d answers before the link closes or goes quiet."""
-    s = socket.create_connection(("127.0.0.1", d.peer_port), source_address=(src, 0))
-    s.sendall(data)
+    s = call(d, data, src)
     got = read_quiet(s, quiet)
     s.close()
     return got

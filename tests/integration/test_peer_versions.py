@@ -4,14 +4,14 @@ kind (with its version only to a caller that sent one), skips a message
 of a type it does not know and fields past those it knows, and calls a
 node of a build before versions (which hangs up on a HELLO with one)
 again at once without, its watcher shown the game."""
-import socket
 import struct
 import time
 
 import pytest
 
 from harness import ON_PG
-from test_peer_attack import SECRET, FakeNode, framed, hello, keyframe, node
+from test_peer_attack import (SECRET, FakeNode, call, framed, hello, keyframe,  # noqa: F401
+                              lone, node)
 from test_watch_nodes import watch_from_list
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -31,19 +31,6 @@ def messages(s, want, timeout=5):
             got.append((buf[4], buf[5:4 + n]))
             buf = buf[4 + n:]
     return got
-
-
-def call(d, data):
-    s = socket.create_connection(("127.0.0.1", d.peer_port))
-    s.sendall(data)
-    return s
-
-
-@pytest.fixture
-def lone(bindir, tmp_path):
-    d = node(bindir, tmp_path / "a", "a", "b=127.0.0.1:1")
-    yield d
-    d.stop_clean()
 
 
 def test_a_hello_is_answered_in_the_callers_kind(lone):
