@@ -50,19 +50,6 @@ void webgw_token_hash(const char *token, char out[65])
     sodium_bin2hex(out, 65, h, sizeof h);
 }
 
-void webgw_html_escape(buf_t *b, const char *s)
-{
-    static const char *const ent[128] = {
-        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;"};
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch < 128 && ent[ch])
-            buf_puts(b, ent[ch]);
-        else
-            buf_putc(b, (char)ch);
-    }
-}
-
 void webgw_safe_next(const char *in, char *out, size_t cap)
 {
     bool ok = in[0] == '/' && in[1] != '/' && in[1] != '\\' && strlen(in) < cap;
@@ -106,7 +93,7 @@ static void field(buf_t *b, const char *label, const char *name, const char *typ
                name, type, ac);
     if (value) {
         buf_puts(b, " value=\"");
-        webgw_html_escape(b, value);
+        html_escape_str(b, value);
         buf_putc(b, '"');
     }
     buf_puts(b, "></label>");
@@ -117,13 +104,13 @@ void webgw_login_form(buf_t *b, bool reg, const char *msg, const char *name, con
     page_start(b, reg ? "Register" : "Log in");
     if (msg[0]) {
         buf_puts(b, "<p class=\"msg\" id=\"msg\">");
-        webgw_html_escape(b, msg);
+        html_escape_str(b, msg);
         buf_puts(b, "</p>");
     }
     buf_printf(b,
                "<form method=\"post\" action=\"%s\"><input type=\"hidden\" name=\"next\" value=\"",
                reg ? "/register" : "/login");
-    webgw_html_escape(b, next);
+    html_escape_str(b, next);
     buf_puts(b, "\">");
     field(b, "Name", "name", "text", name, "username");
     field(b, "Password", "password", "password", NULL, reg ? "new-password" : "current-password");
@@ -354,7 +341,7 @@ static void reply_pw_form(webgw_t *g, uint64_t id, int status, const char *msg, 
     page_start_for(&b, "Change password", viewer);
     if (msg[0]) {
         buf_puts(&b, "<p class=\"msg\" id=\"msg\">");
-        webgw_html_escape(&b, msg);
+        html_escape_str(&b, msg);
         buf_puts(&b, "</p>");
     }
     buf_puts(&b, "<form method=\"post\" action=\"/password\">");

@@ -4,6 +4,7 @@
  * escaped. */
 #include <stdlib.h>
 #include <string.h>
+#include "html.h"
 #include "mail.h"
 #include "webgw.h"
 
@@ -29,28 +30,28 @@ static void page(mail_page_t *p, int status, const db_mail_t *m, size_t n)
     buf_puts(&b, "<h2>Mail</h2>");
     if (p->result[0]) {
         buf_printf(&b, "<p id=\"result\" class=\"%s\">", p->sent ? "ok" : "msg");
-        webgw_html_escape(&b, p->result);
+        html_escape_str(&b, p->result);
         buf_puts(&b, "</p>");
     }
     if (n == 0 && !p->post)
         buf_puts(&b, "<p id=\"none\">No new messages.</p>");
     for (size_t i = 0; i < n; i++) {
         buf_puts(&b, "<article class=\"mail\"><p>From <b>");
-        webgw_html_escape(&b, m[i].from);
+        html_escape_str(&b, m[i].from);
         buf_puts(&b, "</b>, ");
         webgw_put_time(&b, m[i].sent);
         buf_puts(&b, "</p><p>");
-        webgw_html_escape(&b, m[i].text);
+        html_escape_str(&b, m[i].text);
         buf_puts(&b, "</p></article>");
     }
     buf_puts(&b, "<h2>Leave a message</h2><form method=\"post\" action=\"/mail\">"
                  "<label>To <input name=\"to\" required maxlength=\"20\" value=\"");
     if (!p->sent)
-        webgw_html_escape(&b, p->to);
+        html_escape_str(&b, p->to);
     buf_printf(&b, "\"></label><label>Message <textarea name=\"text\" required maxlength=\"%d\">",
                MAIL_MAX);
     if (!p->sent)
-        webgw_html_escape(&b, p->text);
+        html_escape_str(&b, p->text);
     buf_puts(&b, "</textarea></label><button type=\"submit\">Send</button></form>"
                  "<p>Shown at their next visit; at most 200 characters.</p>");
     webgw_page_close(&b);

@@ -155,8 +155,6 @@ void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options);
 /* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
 void webgw_token_hash(const char *token, char out[65]);
 int64_t webgw_unix_now(void);
-/* Appends s with &<>"' escaped for HTML text and attribute values. */
-void webgw_html_escape(buf_t *b, const char *s);
 /* The login (reg: registration) page into b: msg shown when not "", name
  * in its field (NULL: empty), next the page to go to after. */
 void webgw_login_form(buf_t *b, bool reg, const char *msg, const char *name, const char *next);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "html.h"
 #include "routes.h"
 #include "web_parse.h"
 #include "webgw.h"
@@ -128,7 +129,7 @@ static void check_pages(const char *text)
         abort();
     buf_t b;
     buf_init(&b);
-    webgw_html_escape(&b, text);
+    html_escape_str(&b, text);
     for (size_t i = 0; i < b.len; i++) {
         if (strchr("<>\"'", b.data[i]))
             abort();

@@ -549,6 +549,27 @@ START_TEST(gzip_in_pieces_round_trip)
 }
 END_TEST
 
+/* The login page's texts from outside (a name typed, the message about
+ * it) escaped as every page's: a byte that is not UTF-8 becomes U+FFFD, a
+ * control character is dropped, markup is text. */
+START_TEST(login_page_escapes_what_it_echoes)
+{
+    buf_t b;
+    buf_init(&b);
+    webgw_login_form(&b, false, "no \xff\x01<b>", "an\xc3\x28\x1b<i>", "/");
+    ck_assert(!b.failed);
+    const char *page = b.data;
+    size_t n = b.len;
+    ck_assert_ptr_null(memchr(page, '\xff', n));
+    ck_assert_ptr_null(memchr(page, '\x01', n));
+    ck_assert_ptr_null(memchr(page, '\x1b', n));
+    const char *msg = "no \xef\xbf\xbd&lt;b&gt;", *name = "value=\"an\xef\xbf\xbd(&lt;i&gt;\"";
+    ck_assert_ptr_nonnull(memmem(page, n, msg, strlen(msg)));
+    ck_assert_ptr_nonnull(memmem(page, n, name, strlen(name)));
+    buf_free(&b);
+}
+END_TEST
+
 Suite *suite_server_web_parse(void)
 {
     Suite *s = suite_create("server.web_parse");
@@ -571,6 +592,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, accept_encoding);
     tcase_add_test(t, gzip_bodies_round_trip);
     tcase_add_test(t, gzip_in_pieces_round_trip);
+    tcase_add_test(t, login_page_escapes_what_it_echoes);
     suite_add_tcase(s, t);
     return s;
 }
