@@ -7,9 +7,10 @@
  * makes a session: a random 128-bit token in the cookie (HttpOnly,
  * SameSite=Strict, Secure when the request came over https through a
  * trusted proxy, expires after COOKIE_DAYS), its hash in the database. A
- * password change ends the account's other sessions. Forms posted from
- * another site never get here (web.c answers 403). Everything a person
- * typed that is shown again is HTML-escaped. */
+ * password change ends the account's other sessions; a logout closes
+ * the websockets opened with its own (a game left open in another tab).
+ * Forms posted from another site never get here (web.c answers 403).
+ * Everything a person typed that is shown again is HTML-escaped. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +34,7 @@ typedef struct {
     char name[FIELD_MAX];
     char next[128];
     char token[48];
+    char hash[65];        /* a logout's session (its token's hash), "" none */
     char ip[64], key[64]; /* the client's address, and its key (addrkey.h) */
 } auth_req_t;
 
@@ -287,6 +289,8 @@ static void on_logged_out(void *ud, int status, int64_t id)
     (void)status;
     (void)id;
     char cookie[128];
+    /* a game left open in another tab is logged out too (a shared computer) */
+    webgw_end_session(ar->g->srv, ar->hash);
     cookie_value(cookie, sizeof cookie, "", ar->https);
     const char *hdrs[] = {"location:", "/", "set-cookie:", cookie, NULL};
     web_reply(ar->g->web, ar->id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
@@ -309,10 +313,9 @@ static void logout(webgw_t *g, const web_http_t *req)
     auth_req_t *ar = auth_req_new(g, req);
     if (!ar)
         return;
-    char h[65] = "";
     if (req->cookie[0])
-        webgw_token_hash(req->cookie, h);
-    db_session_delete(g->srv->db, h, on_logged_out, ar);
+        webgw_token_hash(req->cookie, ar->hash);
+    db_session_delete(g->srv->db, ar->hash, on_logged_out, ar);
 }
 
 /* ---- password change ------------------------------------------------------------------ */

@@ -1026,9 +1026,10 @@ void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
     }
 }
 
-/* Closes the account's websockets but those opened with keep_hash; n of them. */
-static int close_user(server_t *srv, int64_t user_id, const char *keep_hash, const char *msg,
-                      const char *why)
+/* Closes the account's websockets but those opened with keep_hash, or
+ * (user_id 0) those opened with only_hash; n of them. */
+static int close_socks(server_t *srv, int64_t user_id, const char *keep_hash, const char *only_hash,
+                       const char *msg, const char *why)
 {
     webgw_t *g = srv->web;
     int n = 0;
@@ -1037,8 +1038,9 @@ static int close_user(server_t *srv, int64_t user_id, const char *keep_hash, con
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         conn_t *c = &ws->c;
-        if (c->closing || c->user_id != user_id || !ws->wc ||
-            (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
+        bool ours = only_hash ? ws->token_hash[0] && strcmp(ws->token_hash, only_hash) == 0
+                              : c->user_id == user_id;
+        if (c->closing || !ours || !ws->wc || (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
             continue;
         send_text_msg(ws, "left", msg);
         web_close(ws->wc, 1008, why);
@@ -1049,13 +1051,18 @@ static int close_user(server_t *srv, int64_t user_id, const char *keep_hash, con
 
 void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
 {
-    close_user(srv, user_id, keep_hash, "Your password was changed: log in again.",
-               "password changed");
+    close_socks(srv, user_id, keep_hash, NULL, "Your password was changed: log in again.",
+                "password changed");
 }
 
 int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
 {
-    return close_user(srv, user_id, NULL, msg, "closed by the administrator");
+    return close_socks(srv, user_id, NULL, NULL, msg, "closed by the administrator");
+}
+
+int webgw_end_session(server_t *srv, const char *hash)
+{
+    return hash[0] ? close_socks(srv, 0, NULL, hash, "You logged out.", "logged out") : 0;
 }
 
 /* ---- start and stop ------------------------------------------------------------------- */

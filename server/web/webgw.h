@@ -35,6 +35,9 @@ void webgw_free(server_t *s); /* step 2, after uv_run returned */
 void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
 /* The account's websockets are told msg and closed; returns how many. */
 int webgw_kick(server_t *s, int64_t user_id, const char *msg);
+/* A logout: the websockets opened with that web session (a token hash)
+ * are told and closed; returns how many. */
+int webgw_end_session(server_t *s, const char *hash);
 
 /* The client's pages served as templates (site.c): a route's arg. */
 enum { WEBGW_LOBBY_PAGE, WEBGW_PLAY_PAGE, WEBGW_WATCH_PAGE, WEBGW_TEMPLATES };

@@ -73,6 +73,29 @@ def test_register_login_logout_with_forms(daemon):
     serving(d)
 
 
+def test_logout_closes_the_websockets_of_that_login_only(daemon):
+    """A game left open in one tab is logged out with the login it came
+    from (a shared computer): its sockets close, those of the account's
+    other logins stay."""
+    d = daemon
+    tok, _, _ = register(d, "Lena")
+    other = Web(d.http).post("/login", f"name=Lena&password={PW}".encode()).session
+    mine, kept = WS(d.http, "/ws/lobby", session=tok), WS(d.http, "/ws/lobby", session=other)
+    for ws in (mine, kept):
+        assert ws.json_until(lambda m: m["t"] == "hello")["user"] == "Lena"
+    assert Web(d.http, session=tok).post("/logout", b"").status == 303
+    assert mine.close_code() == 1008
+    kept.s.settimeout(0.2)
+    end = time.time() + 1
+    while time.time() < end:  # still open: whatever comes is no close frame
+        try:
+            assert kept.recv()[0] != 8
+        except TimeoutError:
+            pass
+    kept.close()
+    serving(d)
+
+
 def test_form_errors_and_markup_in_names_are_inert(daemon):
     d = daemon
     web = Web(d.http)
