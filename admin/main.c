@@ -11,6 +11,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include "config.h"
+#include "db.h"
 #include "migrate_db.h"
 
 #define VERSION   "0.1.0"
@@ -268,9 +269,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "warren-admin: %s\n", err);
                 return 2;
             }
-        } else if (!strcmp(a, "--db"))
+        } else if (!strcmp(a, "--db")) {
             snprintf(cfg.db, sizeof cfg.db, "%s", argv[++i]);
-        else if (!strcmp(a, "--control"))
+            db_hide_secret(argv[i]); /* out of ps */
+        } else if (!strcmp(a, "--control"))
             snprintf(cfg.control, sizeof cfg.control, "%s", argv[++i]);
         else {
             fprintf(stderr, "warren-admin: unknown option: %s\n", a);

@@ -1,6 +1,7 @@
 /* migrate_db — copies a database into another and prints each table's
  * rows and checksum, the same read back from the copy. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "db.h"
 #include "db_copy.h"
@@ -27,8 +28,21 @@ int admin_migrate_db(int argc, char **argv, int i)
     char err[512], from[256], to[256];
     db_redact(ends[0], from, sizeof from);
     db_redact(ends[1], to, sizeof to);
+    /* the URLs kept here, their passwords out of ps for the copy's length */
+    char *src = strdup(ends[0]), *dst = strdup(ends[1]);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        fprintf(stderr, "warren-admin: migrate-db: out of memory (nothing copied)\n");
+        return 1;
+    }
+    for (int a = i + 1; a < argc; a++)
+        db_hide_secret(argv[a]);
     db_copy_report_t rep;
-    if (db_copy(ends[0], ends[1], replace, &rep, err, sizeof err) != DB_OK) {
+    int st = db_copy(src, dst, replace, &rep, err, sizeof err);
+    free(src);
+    free(dst);
+    if (st != DB_OK) {
         fprintf(stderr, "warren-admin: migrate-db: %s (nothing copied)\n", err);
         return 1;
     }

@@ -1149,6 +1149,29 @@ void db_redact(const char *path, char *out, size_t n)
     }
 }
 
+bool db_hide_secret(char *path)
+{
+    bool hid = false;
+    char *scheme = strstr(path, "://");
+    if (scheme) { /* postgresql://user:secret@host/db */
+        char *auth = scheme + 3;
+        size_t end = strcspn(auth, "/?");
+        char *at = memrchr(auth, '@', end);
+        char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+        if (colon && at > colon + 1) {
+            memset(colon + 1, '*', (size_t)(at - colon - 1));
+            hid = true;
+        }
+    }
+    for (char *p = strstr(path, "password="); p; p = strstr(p + 1, "password=")) {
+        char *v = p + strlen("password=");
+        size_t n = strcspn(v, scheme ? "&" : " ");
+        memset(v, '*', n);
+        hid |= n > 0;
+    }
+    return hid;
+}
+
 int db_schema_version(const db_t *db)
 {
     return db->core->version;

@@ -324,6 +324,10 @@ bool db_is_server(const char *path);
 /* path with any password in it (user:SECRET@ or password=SECRET) shown as
  * "***": what logs and messages may print. */
 void db_redact(const char *path, char *out, size_t n);
+/* The same password overwritten with '*' in place, the length kept: a
+ * command line's copy (argv), which every local user reads in ps.
+ * Returns whether there was one. */
+bool db_hide_secret(char *path);
 int db_schema_version(const db_t *db); /* the schema's version after migration (tests) */
 
 /* ---- writes (queued; cb may be NULL) ----------------------------------------- */

@@ -288,6 +288,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "warrend: %s\n", err);
         return 2;
     }
+    /* a database password given as an argument: out of ps (the spawner,
+     * forked next, shows the same argv) */
+    bool pw_in_args = false;
+    for (int i = 1; i < argc; i++)
+        pw_in_args |= db_hide_secret(argv[i]);
     if (srv.cfg.help) {
         config_print_usage(stdout);
         return 0;
@@ -305,6 +310,9 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (pw_in_args)
+        log_warn("the database password was given as an argument: hidden from ps once read, "
+                 "shown there until then; keep it in a passfile (deploy/RUNNING.md)");
     uv_loop_t loop;
     int uerr = uv_loop_init(&loop);
     if (uerr) {

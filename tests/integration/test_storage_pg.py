@@ -14,6 +14,7 @@ directory, a Unix socket there and no TCP port) for each test.
   no SQLite file is made; warren-admin health counts what is stored there
   and check-db says why it does not apply."""
 import os
+import pathlib
 import re
 import signal
 import subprocess
@@ -99,3 +100,20 @@ def test_game_on_postgresql_resumes_after_sigkill(pg, bindir, tmp_path, start_da
     check = admin(bindir, d, "check-db")
     assert check.returncode != 0
     assert "PostgreSQL checks its own storage" in check.stdout + check.stderr
+
+
+def test_a_password_in_the_arguments_is_out_of_ps(pg, bindir, start_daemon):
+    """`--db postgresql://...password=...` on the command line: every local
+    user reads a process's arguments, so warrend (and the spawner it forks)
+    show the password starred once read, and the log says where it belongs."""
+    url = pg.create_db("warren") + "&password=s3cret-pw"  # trust auth: not checked
+    d = start_daemon(extra=["--db", url])
+    pids = [d.proc.pid] + [int(p) for p in pathlib.Path(
+        f"/proc/{d.proc.pid}/task/{d.proc.pid}/children").read_text().split()]
+    assert len(pids) >= 2  # the spawner too
+    for pid in pids:
+        args = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes()
+        assert b"password=*********" in args and b"s3cret" not in args, (pid, args)
+    assert "the database password was given as an argument" in d.log()
+    assert "s3cret" not in d.log()
+

@@ -374,6 +374,29 @@ START_TEST(passwords_are_not_shown)
 }
 END_TEST
 
+/* A command line's database address keeps its length, its password starred. */
+START_TEST(passwords_are_hidden_in_place)
+{
+    static const char *const cases[][2] = {
+        {"postgresql://warren:s3cret@db.example/warren",
+         "postgresql://warren:******@db.example/warren"},
+        {"--db=postgresql://warren@db/w?password=s3cret&sslmode=require",
+         "--db=postgresql://warren@db/w?password=******&sslmode=require"},
+        {"postgres://u:p@ss@h:5432/d", "postgres://u:****@h:5432/d"},
+        {"postgresql:///warren?host=/run/pg", "postgresql:///warren?host=/run/pg"},
+        {"postgresql://u:@h/d", "postgresql://u:@h/d"},
+        {"/var/lib/warren/warren.db", "/var/lib/warren/warren.db"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char arg[256];
+        snprintf(arg, sizeof arg, "%s", cases[i][0]);
+        bool hid = db_hide_secret(arg);
+        ck_assert_str_eq(arg, cases[i][1]);
+        ck_assert_int_eq(hid, strcmp(cases[i][0], cases[i][1]) != 0);
+    }
+}
+END_TEST
+
 Suite *suite_db_query(void)
 {
     Suite *s = suite_create("db_query");
@@ -381,6 +404,7 @@ Suite *suite_db_query(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, every_statement_matches_its_row);
     tcase_add_test(tc, passwords_are_not_shown);
+    tcase_add_test(tc, passwords_are_hidden_in_place);
     tcase_add_test(tc, mismatched_rows_fail_loudly);
     tcase_add_test(tc, arguments_checked_against_signature);
     tcase_add_test(tc, out_of_memory_calls_back_once);
