@@ -1408,6 +1408,12 @@ static int open_sqlite(db_core_t *db, const db_guard_t *g, db_opened_t *out, cha
     return ret;
 }
 
+#define ROLE_RISK_SQL                                                                            \
+    "SELECT concat_ws(', ', CASE WHEN rolsuper THEN 'SUPERUSER' END, "                           \
+    "CASE WHEN rolcreaterole THEN 'CREATEROLE' END, CASE WHEN rolcreatedb THEN 'CREATEDB' END, " \
+    "CASE WHEN rolreplication THEN 'REPLICATION' END, CASE WHEN rolbypassrls THEN 'BYPASSRLS' "  \
+    "END) FROM pg_roles WHERE rolname = current_user"
+
 /* A PostgreSQL server: the writer's connection (which migrates it), the
  * readers'. The file guards are SQLite's: the server keeps its own files. */
 static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
@@ -1426,6 +1432,10 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
         snprintf(err, errlen, "PostgreSQL database: %s", e2[0] ? e2 : db->wconn.err);
         return DB_ERR;
     }
+    /* rights a node never uses: a superuser's SQL reaches the server's files
+     * and programs (COPY ... PROGRAM); unknown when the query fails */
+    if (db_pg_query_text(&db->wconn, ROLE_RISK_SQL, out->role_risk, sizeof out->role_risk) != DB_OK)
+        out->role_risk[0] = 0;
     /* a second writer: a batch of journal appends is written beside the
      * one in flight (writer_main) instead of after it */
     if (db_pg_connect(&db->wconn2, db->path, false, err, errlen) != DB_OK)

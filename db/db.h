@@ -238,6 +238,8 @@ typedef struct {
     int check;          /* DB_CHECK_* */
     int64_t check_ms;   /* how long the quick check ran */
     int nfixed;         /* files whose mode was narrowed to 0600 */
+    char role_risk[80]; /* PostgreSQL: the role's rights beyond its database
+                         * ("SUPERUSER, CREATEROLE"), "" none */
     struct {
         char path[DB_PATH_MAX];
         unsigned mode; /* the mode it had */

@@ -187,6 +187,10 @@ static void log_opened(const server_t *s, const db_opened_t *o)
     char db[512];
     db_redact(s->cfg.db, db, sizeof db);
     log_info("database %s%s, id %s", db, o->created ? " created" : "", o->id);
+    if (o->role_risk[0])
+        log_warn("the database role may do more than warrend needs (%s): give the nodes a role "
+                 "that owns its database only (deploy/RUNNING.md)",
+                 o->role_risk);
     if (o->id_written)
         log_info("database id kept in %s.id: from now on a missing or different database is "
                  "refused at start",

@@ -117,3 +117,19 @@ def test_a_password_in_the_arguments_is_out_of_ps(pg, bindir, start_daemon):
     assert "the database password was given as an argument" in d.log()
     assert "s3cret" not in d.log()
 
+
+def test_a_role_with_more_rights_than_a_node_needs_is_warned_of(pg, start_daemon):
+    """A node needs only to own its database (deploy/RUNNING.md: createuser,
+    createdb -O): as a superuser its SQL would reach the server's files and
+    programs. warrend runs either way and says so when the role can more."""
+    pg.psql('CREATE ROLE "node" LOGIN')  # createuser: no SUPERUSER, CREATEDB, CREATEROLE
+    pg.psql('CREATE DATABASE "owned" OWNER "node"')
+    pg.psql('REVOKE CONNECT ON DATABASE "owned" FROM PUBLIC')
+    plain = pg.url("owned").replace(f"user={pg.role}", "user=node")
+    d = start_daemon(extra=["--db", plain])
+    assert "database role may do more" not in d.log()
+    d.stop_clean()
+    pg.psql('ALTER ROLE "node" SUPERUSER CREATEROLE')
+    d.start()  # the same log: the line is the second start's
+    assert re.findall(r"WARN the database role may do more than warrend needs "
+                      r"\(SUPERUSER, CREATEROLE\): give the nodes a role", d.log()), d.log()
