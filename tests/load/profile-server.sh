@@ -62,6 +62,7 @@ PARTS = [
     ("frame.grid_copy", "frame_grid_take", "the baseline copied to the frame grid"),
     ("frame.encode", "diff_frame", "the change encoded (ANSI)"),
     ("frame.write", "ksys_write", "write(2), loopback delivery to the client included"),
+    ("frame.held", None, "the round's held frames written at its end, outside on_journaled"),
     ("key.read", "ksys_read", "read(2), before libuv calls back"),
     ("key", "on_read", "a key decoded and applied"),
     ("key.engine", "game_input", "the engine's turn"),
@@ -73,8 +74,11 @@ PARTS = [
 ]
 # diff_frame's stack is often too deep to unwind: its own share, or ansi_diff's
 share["diff_frame"] = max(share.get("diff_frame", 0.0), share.get("ansi_diff", 0.0))
-share["loop.rest"] = loop - sum(share.get(f, 0.0) for f in ("on_journaled", "on_read",
-                                                              "ksys_read", "do_epoll_wait"))
+# outhold's writes at the round's end (hold_flush from deliver_all); those
+# of a round holding too much go at once, inside on_journaled (outhold_add)
+share["frame.held"] = max(share.get("hold_flush", 0.0) - share.get("outhold_add", 0.0), 0.0)
+share["loop.rest"] = loop - sum(share.get(f, 0.0) for f in ("on_journaled", "on_read", "ksys_read",
+                                                              "do_epoll_wait", "frame.held"))
 share["threads"] = 100.0 - loop
 print("# %.1f us a key: the parts (%% of samples, inclusive)" % cpu)
 for name, fn, what in PARTS:
