@@ -34,7 +34,11 @@ static const topic_t TOPICS[] = {
      {{0}},
      "Walk into a monster to attack it."},
     {"Items", {"g", "i", "e", "w", "W", "P", "T", "d", "q", "r", "z", "E"}, {{0}}, NULL},
-    {"Spells and powers", {"Z", "^A"}, {{0}}, "Wizards and clerics cast from a pool of mana."},
+    {"Spells and powers",
+     {"Z", "^A"},
+     {{0}},
+     "Wizards and clerics cast from a pool of mana. A wizard's spark (^A) needs "
+     "none, reaches 8 steps, and no ward against magic stops it."},
     {"Stairs, doors and the world", {">", "<", "c", "^L", "^D", "p", "M"}, {{0}}, NULL},
     {"What you know", {"C", "\\", "^P", "?"}, {{0}}, NULL},
     {"Watchers, chat, options",

@@ -23,18 +23,23 @@ static int power_attack(game_t *g)
     return 0;
 }
 
-/* Monsters in view that know where the rogue is may lose it. */
+/* Monsters in view that know where the rogue is may lose it; with none
+ * watching there is nothing to hide from (no time spent), and one right
+ * beside the rogue is too close to lose. */
 static int hide(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    int lost = 0;
+    int lost = 0, watching = 0, close = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || h == g->player || !(o->flags & OF_AWARE) ||
             !vision_sees(g, h))
             continue;
-        if (abs(o->x - p->x) <= 1 && abs(o->y - p->y) <= 1)
+        watching++;
+        if (abs(o->x - p->x) <= 1 && abs(o->y - p->y) <= 1) {
+            close++;
             continue; /* too close to lose */
+        }
         const creature_kind_t *k = creature_kind(g, o);
         int roll = (int)rng_range(&g->play, 1, 20) + k->perception + k->level / 3;
         if (roll >= 10 + pc_stealth(g))
@@ -43,7 +48,13 @@ static int hide(game_t *g)
         o->remaining = 0;
         lost++;
     }
-    msg_add(g, lost ? "You melt into the shadows." : "You try to hide, but you are watched.");
+    if (!watching) {
+        msg_add(g, "Nothing in view is watching you.");
+        return 0;
+    }
+    msg_add(g, lost                ? "You melt into the shadows."
+               : close == watching ? "You cannot hide from a foe right beside you."
+                                   : "You try to hide, but you are watched.");
     return HIDE_COST;
 }
 
@@ -129,8 +140,12 @@ int power_cantrip(game_t *g, int x, int y)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     target_cell_t path[TARGET_RANGE_MAX];
-    int n = target_path(g, p->x, p->y, x, y, 8, path);
+    int n = target_path(g, p->x, p->y, x, y, POWER_SPARK_RANGE, path);
     handle_t t = target_first(g, g->depth, g->player, path, n, x, y, NULL);
+    if (!t && (abs(x - p->x) > POWER_SPARK_RANGE || abs(y - p->y) > POWER_SPARK_RANGE)) {
+        msg_add(g, "That is out of reach: your spark goes %d steps.", POWER_SPARK_RANGE);
+        return 0; /* nothing spent: aim nearer */
+    }
     if (!t) {
         msg_add(g, "Your spark fizzles out.");
         return SCHED_MOVE;
@@ -138,12 +153,14 @@ int power_cantrip(game_t *g, int x, int y)
     creature_say(g, "<Actor> flick<s:Actor> a spark at <victim>.", g->player, t);
     creature_disturb(g, t);
     dice_t d = SPARK_DICE;
+    /* raw force flung like a missile, not a spell: of no damage type,
+     * so no armour, resistance or ward against spells turns it (power.h) */
     ev_info_t e = {.type = EV_DAMAGE,
                    .actor = g->player,
                    .victim = t,
                    .map = -1,
-                   .dtype = DT_MAGIC,
-                   .flags = EVF_SPELL};
+                   .dtype = DT_NONE,
+                   .flags = EVF_MISSILE};
     e.amount[0] = dice_roll(&d, &g->play) + g->pc.xl / 3;
     event_throw(g, &e);
     return SCHED_MOVE;
@@ -167,6 +184,12 @@ static int row(const game_t *g)
         if (!strcmp(pc_class(g)->name, POWERS[i].cls))
             return (int)i;
     return -1;
+}
+
+bool power_is_spark(const game_t *g)
+{
+    int r = row(g);
+    return r >= 0 && POWERS[r].use == spark;
 }
 
 int power_use(game_t *g)

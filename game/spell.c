@@ -10,6 +10,7 @@
 #include "itemuse.h"
 #include "level.h"
 #include "msg.h"
+#include "power.h"
 #include "prompt.h"
 #include "spellfx.h"
 #include "status.h"
@@ -262,7 +263,8 @@ static bool cannot_cast(game_t *g, int spell)
         return true;
     const spell_kind_t *s = &g->c->spells[spell];
     if (g->pc.mana < s->mana) {
-        msg_add(g, "You need %d mana to cast %s.", s->mana, s->name);
+        msg_add(g, "You need %d mana to cast %s%s", s->mana, s->name,
+                power_is_spark(g) ? "; your spark (^A) needs none." : ".");
         return true;
     }
     if (status_has(g, g->player, EFK_(CONFUSED))) {

@@ -302,8 +302,8 @@ int target_key(game_t *g, key_event_t k)
 }
 
 static const char *const AIM_WORDS[AIM_COUNT] = {
-    [AIM_THROW] = "Throw", [AIM_FIRE] = "Fire",  [AIM_SPELL] = "Cast",
-    [AIM_ZAP] = "Zap",     [AIM_POWER] = "Cast", [AIM_MELEE] = "Attack",
+    [AIM_THROW] = "Throw", [AIM_FIRE] = "Fire",   [AIM_SPELL] = "Cast",
+    [AIM_ZAP] = "Zap",     [AIM_POWER] = "Spark", [AIM_MELEE] = "Attack",
 };
 
 void target_draw(game_t *g, screen_t *s)

@@ -37,7 +37,7 @@ class { name = "wizard", hit_die = 4, bab = 50, saves = { "will" }, armour = 0, 
         learns = { "fire bolt", "frost bolt", "lightning bolt", "confuse", "stinking cloud", "fireball",
                    "ice storm", "shield", "haste self", "slow", "identify", "clairvoyance", "blink",
                    "chain lightning", "cone of cold" },
-        desc = "Wizards cast bolts from a pool of mana; they break easily." }
+        desc = "Wizards cast bolts with mana, sparks without; they break easily." }
 class { name = "cleric", hit_die = 8, bab = 75, saves = { "fort", "will" }, armour = 3, mana = 2, stealth = 1,
         prime = "wis",
         weapon = "1d6+1", weapon_name = "mace", armour_name = "scale mail",

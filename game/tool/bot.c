@@ -497,7 +497,7 @@ static bool bot_magic(bot_t *b, game_t *g, const obj_t *p)
             push(b, '.');
         return true;
     }
-    if (bot_power(b, g, p, m, clear ? aim : HANDLE_NONE, d, bolt >= 0))
+    if (bot_power(b, g, p, m, clear && ad <= POWER_SPARK_RANGE ? aim : HANDLE_NONE, d, bolt >= 0))
         return true;
     if (clear && (d >= 2 || low) && (l = find_item(g, is_wand_to_zap)))
         return push(b, 'z'), push(b, (uint32_t)l), push(b, '.'), true;

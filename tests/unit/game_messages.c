@@ -82,6 +82,21 @@ START_TEST(the_aim_line_names_its_target_mid_sentence)
 }
 END_TEST
 
+/* The spark's aim line says what it does: a spark, not a cast (its
+ * spells are under Z, and the spark needs no mana). */
+START_TEST(the_spark_aim_line_says_spark)
+{
+    game_t *g = alone_in_room(C, 3, HUMAN, WIZARD, 6);
+    sturdy(g, "giant rat", 3, 0);
+    key(g, 0x01);
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    char line[96];
+    top_line(g, line, sizeof line);
+    ck_assert_msg(strstr(line, "Spark at the giant rat?"), "%s", line);
+    game_free(g);
+}
+END_TEST
+
 /* Uniques with proper names take no article, whatever path names them:
  * a wand's bolt, an effect's message, the cause of death. */
 /* A message longer than the line (a special level's greeting) is shown
@@ -306,6 +321,7 @@ Suite *suite_game_messages(void)
     TCase *t = tcase_create("messages");
     with_shipped_content(t);
     tcase_add_test(t, the_aim_line_names_its_target_mid_sentence);
+    tcase_add_test(t, the_spark_aim_line_says_spark);
     tcase_add_test(t, proper_names_take_no_article);
     tcase_add_test(t, a_long_message_is_paged_not_cut);
     tcase_add_test(t, missiles_hit_in_their_own_words);

@@ -777,6 +777,25 @@ START_TEST(fighter_power_attack)
 }
 END_TEST
 
+/* Hiding with nothing in view watching costs no time and says so (it
+ * used to say "you are watched" and take two turns); with the only
+ * watcher right beside the rogue it says why it fails. */
+START_TEST(hiding_with_nobody_watching_costs_nothing)
+{
+    game_t *g = alone_in_room(C, 11, 0, ROGUE, 6);
+    uint32_t from = g->nmsg;
+    ck_assert_int_eq(power_use(g), 0);
+    ck_assert_msg(said_since(g, from, "Nothing in view is watching you."), "%s", last_msg(g));
+    dummy(g, "kobold", 1, 0);
+    vision_update(g);
+    from = g->nmsg;
+    ck_assert_int_eq(power_use(g), 2 * SCHED_MOVE);
+    ck_assert_msg(said_since(g, from, "You cannot hide from a foe right beside you."), "%s",
+                  last_msg(g));
+    game_free(g);
+}
+END_TEST
+
 /* A rogue hides: a watcher at a distance loses it (so the next blow is a
  * sneak attack); one next to it does not. */
 START_TEST(rogue_hides)
@@ -860,6 +879,81 @@ START_TEST(wizard_spark)
 }
 END_TEST
 
+/* The spark at a creature in view beyond its 8 steps, with nothing on
+ * the way: as a bolt beyond reach, the turn is kept and the message says
+ * why (it used to fizzle out and cost the turn). */
+START_TEST(spark_beyond_reach_is_not_flung)
+{
+    game_t *g = alone(C, 3, 0, WIZARD);
+    open_room(g, 14);
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    for (int y = p->y - 14; y <= p->y + 14; y++)
+        for (int x = p->x - 14; x <= p->x + 14; x++)
+            lv->region[y * lv->w + x] = 1;
+    lv->regions[0].lit = 1;
+    lv->opaque_ok = 0;
+    handle_t k = dummy(g, "kobold", 12, 0);
+    vision_update(g);
+    ck_assert(vision_sees(g, k));
+    uint64_t t0 = g->sched.now;
+    key(g, 0x01);
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    key(g, '.');
+    ck_assert_uint_eq(g->sched.now, t0);
+    ck_assert_int_eq(reg_get(&g->reg, k)->hp, 100000);
+    ck_assert_msg(!strcmp(last_msg(g), "That is out of reach: your spark goes 8 steps."), "%s",
+                  last_msg(g));
+    game_free(g);
+}
+END_TEST
+
+/* The spark is raw force, not a spell: a clay golem (immune to magic)
+ * and a flesh golem (every direct spell fails on it) are hurt by it all
+ * the same, with no mana left. On the old magic spark neither was. */
+START_TEST(wizard_spark_hurts_what_shrugs_off_spells)
+{
+    static const char *const KINDS[] = {"clay golem", "flesh golem"};
+    for (int i = 0; i < 2; i++) {
+        game_t *g = alone_in_room(C, 13, 0, WIZARD, 6);
+        g->pc.mana = 0;
+        handle_t m = dummy(g, KINDS[i], 3, 0);
+        int hurt = 0;
+        for (int n = 0; n < 5; n++) {
+            key(g, 0x01);
+            key(g, '.');
+            hurt = 100000 - reg_get(&g->reg, m)->hp;
+        }
+        ck_assert_msg(hurt >= 5, "%s took %d from 5 sparks: %s", KINDS[i], hurt, last_msg(g));
+        ck_assert_int_eq(g->pc.mana, 0);
+        game_free(g);
+    }
+}
+END_TEST
+
+/* Short of mana, a wizard is told the spark needs none; a cleric, whose
+ * power is no spark, is told the cost alone. */
+START_TEST(short_of_mana_names_the_spark)
+{
+    game_t *g = alone_in_room(C, 13, 0, WIZARD, 6);
+    dummy(g, "orc", 3, 0);
+    g->pc.mana = 1;
+    uint32_t from = g->nmsg;
+    cast_key(g, spell_named(C, "magic missile"));
+    ck_assert_msg(
+        said_since(g, from, "You need 2 mana to cast magic missile; your spark (^A) needs none."),
+        "%s", last_msg(g));
+    ck_assert_int_eq(g->pc.mana, 1);
+    game_free(g);
+    g = alone_in_room(C, 12, 0, CLERIC, 6);
+    g->pc.mana = 1;
+    from = g->nmsg;
+    cast_key(g, spell_named(C, "cure wounds"));
+    ck_assert_msg(said_since(g, from, "You need 4 mana to cast cure wounds."), "%s", last_msg(g));
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_tactics(void)
 {
     Suite *s = suite_create("game_tactics");
@@ -887,9 +981,13 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, power_detect_summon);
     tcase_add_test(t, fighter_power_attack);
     tcase_add_test(t, rogue_hides);
+    tcase_add_test(t, hiding_with_nobody_watching_costs_nothing);
     tcase_add_test(t, cleric_turns_undead);
     tcase_add_test(t, turning_with_no_undead_in_view_costs_nothing);
     tcase_add_test(t, wizard_spark);
+    tcase_add_test(t, wizard_spark_hurts_what_shrugs_off_spells);
+    tcase_add_test(t, short_of_mana_names_the_spark);
+    tcase_add_test(t, spark_beyond_reach_is_not_flung);
     suite_add_tcase(s, t);
     return s;
 }
