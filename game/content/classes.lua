@@ -26,7 +26,7 @@ class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 
         kit = { "long sword", "chain mail", "potion of healing", "short bow", "24 arrow" },
         desc = "Fighters hit hardest and last longest." }
 class { name = "rogue", hit_die = 8, bab = 75, saves = { "ref" }, armour = 2, sneak = true, stealth = 6,
-        prime = "dex", finesse = true, dodge = 3,
+        prime = "dex", finesse = true, dodge = 2,
         weapon = "1d6", weapon_name = "short sword", armour_name = "leather armour",
         kit = { "short sword", "leather armour", "potion of healing", "sling", "20 sling stone", "12 dart" },
         desc = "Rogues strike unaware foes for dreadful wounds." }
