@@ -325,6 +325,11 @@ static int spell_cast(game_t *g, int spell)
         }
         return target_begin(g, AIM_SPELL, (uint32_t)spell);
     }
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (s->effect == SPELL_HEAL && p && p->hp >= p->hp_max) { /* nothing to heal: keep the mana */
+        msg_add(g, "You are not hurt: %s would do nothing.", s->name);
+        return 0;
+    }
     g->pc.mana = (int16_t)(g->pc.mana - s->mana);
     spell_cast_at(g, g->player, g->player, spell);
     return SCHED_MOVE;

@@ -796,6 +796,28 @@ START_TEST(hiding_with_nobody_watching_costs_nothing)
 }
 END_TEST
 
+/* A heal at full hit points is not cast: the mana and the turn are kept
+ * and the message says why (it used to spend 4 mana to "feel better"). */
+START_TEST(a_heal_at_full_health_is_not_cast)
+{
+    game_t *g = alone_in_room(C, 12, 0, CLERIC, 6);
+    g->pc.mana = g->pc.mana_max = 20;
+    uint64_t t0 = g->sched.now;
+    uint32_t from = g->nmsg;
+    cast_key(g, spell_named(C, "cure wounds"));
+    ck_assert_int_eq(g->pc.mana, 20);
+    ck_assert_uint_eq(g->sched.now, t0);
+    ck_assert_msg(said_since(g, from, "You are not hurt: cure wounds would do nothing."), "%s",
+                  last_msg(g));
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max / 2;
+    cast_key(g, spell_named(C, "cure wounds"));
+    ck_assert_int_eq(g->pc.mana, 16);
+    ck_assert_int_gt(p->hp, p->hp_max / 2);
+    game_free(g);
+}
+END_TEST
+
 /* A rogue hides: a watcher at a distance loses it (so the next blow is a
  * sneak attack); one next to it does not. */
 START_TEST(rogue_hides)
@@ -981,6 +1003,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, power_detect_summon);
     tcase_add_test(t, fighter_power_attack);
     tcase_add_test(t, rogue_hides);
+    tcase_add_test(t, a_heal_at_full_health_is_not_cast);
     tcase_add_test(t, hiding_with_nobody_watching_costs_nothing);
     tcase_add_test(t, cleric_turns_undead);
     tcase_add_test(t, turning_with_no_undead_in_view_costs_nothing);
