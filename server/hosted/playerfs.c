@@ -1,6 +1,7 @@
 /* playerfs — directories and rc files through descriptors, as the game's
  * user (playerfs.h). */
 #include "playerfs.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "hostfiles.h"
 #include "log.h"
 
 #define DIR_OPEN  (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -456,4 +458,182 @@ int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
     as_self(u);
     close(pfd);
     return 0;
+}
+
+/* ---- a player's files copied out and in (hostfiles.h) ------------------------------ */
+
+/* What a walk does with each entry that is not a directory: at is its
+ * directory, name its name there, path its path below the walk's root
+ * ("" when the name is not one a bundle may hold), st its lstat. */
+typedef int walk_fn(void *ud, int at, const char *name, const char *path, const struct stat *st);
+
+/* Every entry below dirfd (prefix: its path so far), directories entered
+ * up to HOSTFILES_DEPTH deep, never through a link; as the fs ids in
+ * force. Returns 0, or fn's -1. */
+static int walk(int dirfd, const char *prefix, int depth, walk_fn *fn, void *ud)
+{
+    int fd = openat(dirfd, ".", DIR_OPEN);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return errno == ENOENT ? 0 : -1;
+    }
+    int ret = 0;
+    struct dirent *e;
+    while (ret == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char path[HOSTFILES_PATH_MAX * 2 + 2];
+        int n = snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "/" : "", e->d_name);
+        bool ok = n > 0 && hostfiles_path_ok(path, (size_t)n);
+        struct stat st;
+        if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue; /* gone meanwhile */
+        if (S_ISDIR(st.st_mode) && ok && depth + 1 < HOSTFILES_DEPTH) {
+            int sub = openat(dirfd, e->d_name, DIR_OPEN);
+            if (sub >= 0) {
+                ret = walk(sub, path, depth + 1, fn, ud);
+                close(sub);
+            }
+            continue;
+        }
+        ret = fn(ud, dirfd, e->d_name, ok ? path : "", &st);
+    }
+    closedir(d);
+    return ret;
+}
+
+typedef struct {
+    hostfiles_buf_t *b;
+    int skipped;
+    char *note, *err;
+    size_t notelen, errlen;
+} collect_t;
+
+static int skip(collect_t *c, const char *name, const char *why)
+{
+    if (c->skipped++ == 0)
+        snprintf(c->note, c->notelen, "%.80s: %s: not copied", name, why);
+    return 0;
+}
+
+static int collect_one(void *ud, int at, const char *name, const char *path, const struct stat *st)
+{
+    collect_t *c = ud;
+    if (!*path)
+        return skip(c, name, "a name not allowed");
+    if (S_ISLNK(st->st_mode))
+        return skip(c, path, "a link");
+    if (!S_ISREG(st->st_mode))
+        return skip(c, path, "not a regular file");
+    size_t room = c->b->max - c->b->len, pl = strlen(path);
+    if ((uint64_t)st->st_size > room || hostfiles_cost(pl, (size_t)st->st_size) > room) {
+        snprintf(c->err, c->errlen, "%s: the files are larger than %zu bytes", path, c->b->max);
+        return -1;
+    }
+    int fd = openat(at, name, O_RDONLY | FILE_OPEN);
+    if (fd < 0)
+        return errno == ELOOP ? skip(c, path, "a link") : skip(c, path, strerror(errno));
+    size_t cap = room - hostfiles_cost(pl, 0), len = 0;
+    char *buf = malloc(cap ? cap : 1);
+    int ret = buf ? read_regular(fd, buf, cap, &len, path, c->err, c->errlen) : -1;
+    close(fd);
+    if (!buf)
+        snprintf(c->err, c->errlen, "out of memory");
+    if (ret == 0)
+        ret = hostfiles_add(c->b, path, buf, len, c->err, c->errlen);
+    free(buf);
+    return ret;
+}
+
+int playerfs_files_collect(int dirfd, const playerfs_user_t *u, hostfiles_buf_t *b, int *skipped,
+                           char *note, size_t notelen, char *err, size_t errlen)
+{
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    collect_t c = {b, 0, note, err, notelen, errlen};
+    note[0] = err[0] = '\0';
+    int ret = walk(dirfd, "", 0, collect_one, &c);
+    int e = errno;
+    as_self(u);
+    if (ret < 0 && !err[0])
+        snprintf(err, errlen, "cannot read the player's directory: %s", strerror(e));
+    *skipped = c.skipped;
+    return ret;
+}
+
+/* A file of the bundle written below dirfd: its directories made (0700),
+ * none a link, then the file itself as replace() writes it (0600). */
+static int unpack_one(int dirfd, const hostfiles_file_t *f)
+{
+    char dir[HOSTFILES_PATH_MAX + 1];
+    snprintf(dir, sizeof dir, "%s", f->path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return replace(dirfd, f->path, (const char *)f->data, f->len);
+    *slash = '\0';
+    int at = dirfd;
+    for (char *c = dir, *next; c; c = next) {
+        next = strchr(c, '/');
+        if (next)
+            *next++ = '\0';
+        int fd = open_subdir(at, c, 0700);
+        int e = errno;
+        if (at != dirfd)
+            close(at);
+        if (fd < 0)
+            return errno = e, -1;
+        at = fd;
+    }
+    int ret = replace(at, slash + 1, (const char *)f->data, f->len);
+    int e = errno;
+    close(at);
+    errno = e;
+    return ret;
+}
+
+typedef struct {
+    const void *bundle;
+    size_t len, max;
+} prune_t;
+
+/* An entry not in the bundle goes (a link itself, not its target). */
+static int prune_one(void *ud, int at, const char *name, const char *path, const struct stat *st)
+{
+    const prune_t *p = ud;
+    hostfiles_reader_t r;
+    hostfiles_file_t f;
+    uint32_t n;
+    char err[8];
+    (void)st;
+    if (*path && hostfiles_open(&r, p->bundle, p->len, p->max, &n, err, sizeof err) == 0)
+        while (hostfiles_next(&r, &f, err, sizeof err) > 0)
+            if (!strcmp(f.path, path))
+                return 0;
+    unlinkat(at, name, 0);
+    return 0;
+}
+
+int playerfs_files_unpack(int dirfd, const playerfs_user_t *u, const void *bundle, size_t len,
+                          size_t max, char *err, size_t errlen)
+{
+    hostfiles_reader_t r;
+    hostfiles_file_t f;
+    uint32_t n;
+    if (hostfiles_check(bundle, len, max, &n, err, errlen) < 0)
+        return -1;
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    prune_t p = {bundle, len, max};
+    walk(dirfd, "", 0, prune_one, &p);
+    int ret = hostfiles_open(&r, bundle, len, max, &n, err, errlen), got;
+    while (ret == 0 && (got = hostfiles_next(&r, &f, err, errlen)) > 0)
+        if (unpack_one(dirfd, &f) < 0) {
+            snprintf(err, errlen, "%s: %s: not written", f.path,
+                     errno == ELOOP || errno == ENOTDIR ? "a link" : strerror(errno));
+            ret = -1;
+        }
+    as_self(u);
+    return ret;
 }

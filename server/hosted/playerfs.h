@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "diskuse.h"
+#include "hostfiles.h"
 
 #define PLAYERFS_PATH_MAX 256  /* bytes of games-dir's real path */
 #define PLAYERFS_RC_MAX   8192 /* bytes of an rc file (and of rc-default) */
@@ -107,5 +108,21 @@ int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, ch
 int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
                    const playerfs_user_t *u, uint64_t stop_bytes, uint64_t stop_entries,
                    diskuse_dir_fn *dir_fn, void *ud, diskuse_t *use, char *err, size_t errlen);
+
+/* The player's files below dirfd (their directory), read as u into b
+ * (hostfiles.h): every regular file, walked HOSTFILES_DEPTH deep, never
+ * through a link. What is not copied (a link, a FIFO, a name a bundle may
+ * not hold) is counted in *skipped, the first said in note. Returns 0, or
+ * -1 with err: more than b's max bytes (the message says so), or the
+ * directory cannot be read. */
+int playerfs_files_collect(int dirfd, const playerfs_user_t *u, hostfiles_buf_t *b, int *skipped,
+                           char *note, size_t notelen, char *err, size_t errlen);
+/* The player's directory dirfd made to hold bundle (len bytes, at most
+ * max), as u: checked whole first (nothing is touched when it is bad),
+ * what dirfd holds that the bundle does not removed (a link itself, never
+ * its target), then each file written (0600, through a temporary name,
+ * its directories made 0700, none a link). Returns 0, or -1 with err. */
+int playerfs_files_unpack(int dirfd, const playerfs_user_t *u, const void *bundle, size_t len,
+                          size_t max, char *err, size_t errlen);
 
 #endif
