@@ -59,6 +59,7 @@ static const gamekey_t KEYS[] = {
     {"file-size", K_LIMIT, LIM(file_bytes), 0, 1 << 20, MB},
     {"disk", K_LIMIT, F(disk_bytes), 0, 1 << 20, MB},
     {"disk-files", K_LIMIT, F(disk_files), 0, GAMECFG_DISK_FILES_MAX, 1},
+    {"copy-max", K_LIMIT, F(copy_bytes), 0, GAMECFG_COPY_MB_MAX, MB},
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
     {"start-timeout", K_INT, F(start_seconds), 1, GAMECFG_START_MAX, 1},
@@ -504,6 +505,7 @@ static int section_start(parser_t *ps, char *s, int lineno)
     ps->cur->key_prefix = GAMECFG_PREFIX;
     ps->cur->disk_bytes = (uint64_t)GAMECFG_DISK_MB * MB; /* absent: the caps are on */
     ps->cur->disk_files = GAMECFG_DISK_FILES;
+    ps->cur->copy_bytes = (uint64_t)GAMECFG_COPY_MB * MB;
     ps->seen = 0;
     return 0;
 }

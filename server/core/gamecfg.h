@@ -61,6 +61,10 @@
  *               it; over either, a start is refused and a running game
  *               hung up, its player told (spawner.h). Absent:
  *               GAMECFG_DISK_MB and GAMECFG_DISK_FILES; 0: no cap
+ *   copy-max    MB of the player's files (hostfiles.h) copied to a shared
+ *               database (PostgreSQL), so another node can restore the
+ *               game; over it nothing is copied and the player is told.
+ *               Absent: GAMECFG_COPY_MB; 0: never copied
  *   idle        seconds without input before the game is hung up (0: never;
  *               absent: -1, the daemon's game-idle)
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
@@ -118,6 +122,8 @@
 #define GAMECFG_NAMES          16    /* names in each playground list */
 #define GAMECFG_NAME_MAX       64    /* bytes in one of them */
 #define GAMECFG_DISK_FILES_MAX 50000 /* disk-files at most: half the walk's ceiling */
+#define GAMECFG_COPY_MB        8     /* default copy-max: MB of a player's files copied */
+#define GAMECFG_COPY_MB_MAX    64    /* copy-max at most */
 #define GAMECFG_DISK_MB        64    /* default disk: MB in a player's directory */
 #define GAMECFG_DISK_FILES     2000  /* default disk-files: entries in it */
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
@@ -170,6 +176,7 @@ typedef struct {
     gamecfg_limits_t limits;
     uint64_t disk_bytes; /* disk: bytes in the player's directory; 0: no cap */
     uint64_t disk_files; /* disk-files: entries in it; 0: no cap */
+    uint64_t copy_bytes; /* copy-max: the player's files copied to a shared database; 0: none */
     int idle_seconds;    /* -1: not given */
     int hangup_seconds;
     int start_seconds;         /* start-timeout */

@@ -22,12 +22,14 @@
 #include <sys/queue.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "boxnet.h"
 #include "hmap.h"
+#include "hostfiles.h"
 #include "log.h"
 #include "playerfs.h"
 #include "spawndisk.h"
@@ -50,6 +52,7 @@ typedef struct {
     int status;         /* then its wait status */
     uint8_t type;       /* a job's request */
     bool gate;          /* a job holding the rc gate (a save) */
+    int files;          /* a files job's memfd (its bundle), -1: none */
 } start_t;
 
 /* A child the spawner forked, from the fork to its reap: one record, found
@@ -84,6 +87,7 @@ typedef struct {
     int nstarts;
     kid_t *jobs[JOBS_MAX]; /* the kids at work on an rc file or xlogfile, the same */
     int njobs;
+    int req_fd; /* the descriptor that came with the request at work, -1: none */
     uint8_t buf[SPAWNMSG_MAX];
 } spawnd_t;
 
@@ -679,6 +683,83 @@ static void on_xlog(spawnd_t *d, const spawnmsg_t *m)
     job_start(d, m, false);
 }
 
+/* A files request's game: its copy-max (0: it keeps no copy). */
+static uint64_t copy_max(const spawnd_t *d, const spawnmsg_t *m, char *err, size_t errlen)
+{
+    const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
+    if (g && !g->copy_bytes)
+        snprintf(err, errlen, "%s keeps no copy of its players' files", g->name);
+    return g ? g->copy_bytes : 0;
+}
+
+static int write_fd(int fd, const uint8_t *p, size_t n)
+{
+    for (off_t at = 0; n;) {
+        ssize_t w = pwrite(fd, p, n, at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w, at += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The player's files (hostfiles.h), as the game's user, into files (a
+ * memfd); what was not copied said in note (*len bytes). */
+static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *note, size_t cap,
+                           size_t *len, char *err, size_t errlen)
+{
+    uint64_t max = copy_max(d, m, err, errlen);
+    char path[PLAYERFS_PATH_MAX + 2 * 64];
+    int game, dirfd = max ? request_dir(d, m, &game, path, sizeof path, err, errlen) : -1;
+    if (dirfd < 0)
+        return -1;
+    playerfs_user_t pu = fs_user(&d->cfg->users[game]);
+    hostfiles_buf_t b;
+    int skipped = 0, ret = hostfiles_buf_init(&b, (size_t)max);
+    if (ret < 0)
+        snprintf(err, errlen, "out of memory");
+    if (ret == 0)
+        ret = playerfs_files_collect(dirfd, &pu, &b, &skipped, note, cap, err, errlen);
+    if (ret == 0 && write_fd(files, b.p, b.len) < 0)
+        ret = -1, snprintf(err, errlen, "cannot hold the files: %s", strerror(errno));
+    hostfiles_buf_free(&b);
+    close(dirfd);
+    *len = strlen(note);
+    return ret;
+}
+
+/* A bundle warrend sent (files, a memfd: checked whole, at most the
+ * game's copy-max) written into the player's directory, as its user. */
+static int files_write_work(spawnd_t *d, const spawnmsg_t *m, int files, char *err, size_t errlen)
+{
+    uint64_t max = copy_max(d, m, err, errlen);
+    struct stat st;
+    if (!max)
+        return -1;
+    if (fstat(files, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < HOSTFILES_HEAD ||
+        (uint64_t)st.st_size > max)
+        return snprintf(err, errlen, "the files sent are not a bundle within copy-max"), -1;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, files, 0);
+    if (p == MAP_FAILED)
+        return snprintf(err, errlen, "cannot read the files sent: %s", strerror(errno)), -1;
+    char path[PLAYERFS_PATH_MAX + 2 * 64];
+    int game, dirfd = request_dir(d, m, &game, path, sizeof path, err, errlen), ret = -1;
+    if (dirfd >= 0) {
+        playerfs_user_t pu = fs_user(&d->cfg->users[game]);
+        ret = playerfs_files_unpack(dirfd, &pu, p, (size_t)st.st_size, (size_t)max, err, errlen);
+        close(dirfd);
+    }
+    munmap(p, (size_t)st.st_size);
+    return ret;
+}
+
+static void on_files(spawnd_t *d, const spawnmsg_t *m)
+{
+    job_start(d, m, false);
+}
+
 /* ---- jobs: requests on a player's files, each in a child of its own ------------------- */
 
 /* A job's report: its first byte 1 and the text, or 0 and why not. */
@@ -689,21 +770,49 @@ typedef struct {
 
 /* In the job's child: the request's work, its report sent on out, the
  * end. It holds nothing of the spawner's but games-dir and stderr. */
-static void __attribute__((noreturn)) job_run(spawnd_t *d, const spawnmsg_t *m, int out)
+static void __attribute__((noreturn)) job_run(spawnd_t *d, const spawnmsg_t *m, int out, int files)
 {
     job_report_t r = {0};
     char err[300];
     size_t len = 0;
-    int keep[] = {out, d->fs.games_fd};
-    spawnexec_close_all_but(keep, 2);
-    int ret = m->type == SPAWNMSG_XLOG_READ
-                  ? xlog_work(d, m, r.text, sizeof r.text, &len, err, sizeof err)
-                  : rc_work(d, m, r.text, &len, err, sizeof err);
+    int keep[] = {out, d->fs.games_fd, files};
+    spawnexec_close_all_but(keep, 3);
+    int ret;
+    if (m->type == SPAWNMSG_FILES_READ)
+        ret = files_read_work(d, m, files, r.text, sizeof r.text, &len, err, sizeof err);
+    else if (m->type == SPAWNMSG_FILES_WRITE)
+        ret = files_write_work(d, m, files, err, sizeof err);
+    else if (m->type == SPAWNMSG_XLOG_READ)
+        ret = xlog_work(d, m, r.text, sizeof r.text, &len, err, sizeof err);
+    else
+        ret = rc_work(d, m, r.text, &len, err, sizeof err);
     r.ok = ret == 0;
     if (!r.ok)
         len = (size_t)snprintf(r.text, sizeof r.text, "%s", err);
     ssize_t n = send(out, &r, 1 + len, MSG_NOSIGNAL);
     _exit(n == (ssize_t)(1 + len) ? 0 : 1);
+}
+
+/* What answers a job's request that worked. */
+static spawnmsg_type_t job_reply_type(uint8_t type)
+{
+    if (type == SPAWNMSG_FILES_READ)
+        return SPAWNMSG_FILES;
+    return type == SPAWNMSG_RC_SAVE || type == SPAWNMSG_FILES_WRITE ? SPAWNMSG_DONE
+                                                                    : SPAWNMSG_RC_TEXT;
+}
+
+/* A files job's memfd: for a read, made here (the child fills it); for a
+ * write, the one warrend sent with it (taken). -1 for the other jobs, or
+ * when none could be made. */
+static int job_files_fd(spawnd_t *d, const spawnmsg_t *m)
+{
+    if (m->type == SPAWNMSG_FILES_READ)
+        return memfd_create("warren-files", MFD_CLOEXEC);
+    int fd = m->type == SPAWNMSG_FILES_WRITE ? d->req_fd : -1;
+    if (fd >= 0)
+        d->req_fd = -1;
+    return fd;
 }
 
 /* The answer to k's request: its report (n bytes of r; 0: it died
@@ -719,17 +828,19 @@ static void job_answer(spawnd_t *d, kid_t *k, const job_report_t *r, ssize_t n, 
     if (!k->st.ended && !why) /* it reported (or closed its end) and exits */
         while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
             ;
-    spawnmsg_t a = {.type = k->st.type == SPAWNMSG_RC_SAVE ? SPAWNMSG_DONE : SPAWNMSG_RC_TEXT};
+    spawnmsg_t a = {.type = job_reply_type(k->st.type)};
     if (!why && n >= 1 && r->ok) {
         a.text = r->text;
         a.len = (size_t)n - 1;
-        reply(d, &a, k->st.seq, -1);
+        reply(d, &a, k->st.seq, a.type == SPAWNMSG_FILES ? k->st.files : -1);
     } else if (!why && n >= 1) {
         char text[300];
         snprintf(text, sizeof text, "%.*s", (int)(n - 1), r->text);
         reply_failed(d, k->st.seq, text);
     } else
         reply_failed(d, k->st.seq, why ? why : "the work on your files failed");
+    if (k->st.files >= 0)
+        close(k->st.files);
     kid_remove(d, k);
 }
 
@@ -763,11 +874,13 @@ static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
     const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
     int sv[2] = {-1, -1};
     char err[300];
-    kid_t *k = d->njobs < JOBS_MAX ? calloc(1, sizeof *k) : NULL;
+    bool files_job = m->type == SPAWNMSG_FILES_READ || m->type == SPAWNMSG_FILES_WRITE;
+    int files = job_files_fd(d, m);
+    kid_t *k = d->njobs < JOBS_MAX && (!files_job || files >= 0) ? calloc(1, sizeof *k) : NULL;
     pid_t pid = -1;
     games_dir(d, err, sizeof err); /* opened once, here: a failure is the child's to report */
     if (k && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 && (pid = fork()) == 0)
-        job_run(d, m, sv[1]);
+        job_run(d, m, sv[1], files);
     if (sv[1] >= 0)
         close(sv[1]);
     uint64_t deadline = now_ms() + (uint64_t)(g ? g->start_seconds : GAMECFG_START_S) * 1000u;
@@ -775,7 +888,7 @@ static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
         deadline = m->deadline_ms;
     if (pid > 0) {
         *k = (kid_t){.pid = pid, .game = g ? (int)(g - d->cfg->games->games) : -1, .job = true};
-        k->st = (start_t){-1, sv[0], m->seq, deadline, false, 0, (uint8_t)m->type, gate};
+        k->st = (start_t){-1, sv[0], m->seq, deadline, false, 0, (uint8_t)m->type, gate, files};
     }
     if (pid > 0 && kid_add(d, k, m->dir) == 0)
         return;
@@ -783,6 +896,8 @@ static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
         kill(pid, SIGKILL); /* the reap takes it */
     if (sv[0] >= 0)
         close(sv[0]);
+    if (files >= 0)
+        close(files);
     free(k);
     if (gate)
         rc_gate_leave(d->cfg->rc_gate);
@@ -791,8 +906,10 @@ static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
 
 typedef void handler_fn(spawnd_t *d, const spawnmsg_t *m);
 static handler_fn *const HANDLERS[SPAWNMSG_TYPES] = {
-    [SPAWNMSG_SPAWN] = on_spawn, [SPAWNMSG_HANGUP] = on_signal, [SPAWNMSG_KILL] = on_signal,
-    [SPAWNMSG_RC_LOAD] = on_rc,  [SPAWNMSG_RC_SAVE] = on_rc,    [SPAWNMSG_XLOG_READ] = on_xlog,
+    [SPAWNMSG_SPAWN] = on_spawn,      [SPAWNMSG_HANGUP] = on_signal,
+    [SPAWNMSG_KILL] = on_signal,      [SPAWNMSG_RC_LOAD] = on_rc,
+    [SPAWNMSG_RC_SAVE] = on_rc,       [SPAWNMSG_XLOG_READ] = on_xlog,
+    [SPAWNMSG_FILES_READ] = on_files, [SPAWNMSG_FILES_WRITE] = on_files,
 };
 
 /* warrend is gone: every program is hung up, orphans are killed. */
@@ -834,12 +951,14 @@ static void serve(spawnd_t *d)
         begin_end(d);
         return;
     }
-    if (fd >= 0)
-        close(fd);
+    d->req_fd = fd; /* a handler that keeps it takes it */
     if (HANDLERS[m.type])
         HANDLERS[m.type](d, &m);
     else
         reply_failed(d, m.seq, "not a request");
+    if (d->req_fd >= 0)
+        close(d->req_fd);
+    d->req_fd = -1;
 }
 
 /* ---- the loop ---------------------------------------------------------------------------- */
@@ -960,6 +1079,7 @@ static void setup(spawnd_t *d, int sock)
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_SETMASK, &chld, NULL);
     d->sock = sock;
+    d->req_fd = -1;
     d->self = getpid();
     if (sock != 3 && (dup3(sock, 3, O_CLOEXEC) < 0 || close(sock) < 0))
         _exit(1);

@@ -32,21 +32,33 @@ typedef struct {
 } exit_t;
 
 /* What a request waits for: a start, or an rc file read or written. */
-typedef enum { REQ_START, REQ_RC_LOAD, REQ_RC_SAVE, REQ_XLOG } req_kind_t;
+typedef enum {
+    REQ_START,
+    REQ_RC_LOAD,
+    REQ_RC_SAVE,
+    REQ_XLOG,
+    REQ_FILES_READ,
+    REQ_FILES_WRITE
+} req_kind_t;
 #define KIND(k) (1u << (k)) /* kinds of requests, as bits (fail_starts) */
-#define KINDS   (KIND(REQ_START) | KIND(REQ_RC_LOAD) | KIND(REQ_RC_SAVE) | KIND(REQ_XLOG))
+#define KINDS                                                                   \
+    (KIND(REQ_START) | KIND(REQ_RC_LOAD) | KIND(REQ_RC_SAVE) | KIND(REQ_XLOG) | \
+     KIND(REQ_FILES_READ) | KIND(REQ_FILES_WRITE))
+#define FILES_KINDS (KIND(REQ_FILES_READ) | KIND(REQ_FILES_WRITE))
 
 /* A request waiting for its answer, or answered and not delivered yet. */
 typedef struct {
     uint32_t seq; /* 0: a free slot */
     req_kind_t kind;
     uint64_t deadline;
-    spawner_started_fn *fn; /* REQ_START */
-    spawner_rc_fn *rc_fn;   /* the rc requests */
+    spawner_started_fn *fn;     /* REQ_START */
+    spawner_rc_fn *rc_fn;       /* the rc requests */
+    spawner_files_fn *files_fn; /* the files requests */
     void *user;
     bool answered;
     bool ok;    /* an rc request worked (else err) */
-    int master; /* a start answered: the pty (ours until delivered), or -1 with err */
+    int master; /* a start answered: the pty (ours until delivered), or -1 with err; a
+                   files read answered: its memfd, the same */
     pid_t pid;
     char *text; /* an rc file read: its bytes, ours until delivered (NULL: none) */
     size_t len;
@@ -446,9 +458,11 @@ static void answered(spawner_t *sp, starting_t *st)
 
 /* An rc request's answer: what was read (copied: the message's buffer
  * is the receiver's), or done, or why not. */
-static void rc_answer(starting_t *st, const spawnmsg_t *m)
+static void rc_answer(starting_t *st, const spawnmsg_t *m, int *fd)
 {
-    spawnmsg_type_t want = st->kind == REQ_RC_SAVE ? SPAWNMSG_DONE : SPAWNMSG_RC_TEXT;
+    spawnmsg_type_t want = st->kind == REQ_RC_SAVE || st->kind == REQ_FILES_WRITE ? SPAWNMSG_DONE
+                           : st->kind == REQ_FILES_READ                           ? SPAWNMSG_FILES
+                                                        : SPAWNMSG_RC_TEXT;
     if (answer(m, want, st->err, sizeof st->err) < 0)
         return;
     if (m->len && !(st->text = malloc(m->len))) {
@@ -459,6 +473,14 @@ static void rc_answer(starting_t *st, const spawnmsg_t *m)
         memcpy(st->text, m->text, m->len);
     st->len = m->len;
     st->ok = true;
+    if (want == SPAWNMSG_FILES && m->fd_lost) {
+        st->ok = false;
+        snprintf(st->err, sizeof st->err,
+                 "no descriptor left for the files (the open files limit)");
+    } else if (want == SPAWNMSG_FILES) {
+        st->master = *fd;
+        *fd = -1;
+    }
 }
 
 static void start_answer(spawner_t *sp, starting_t *st, const spawnmsg_t *m, int *fd)
@@ -485,7 +507,7 @@ static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
     if (st->kind == REQ_START)
         start_answer(sp, st, m, fd);
     else
-        rc_answer(st, m);
+        rc_answer(st, m, fd);
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
@@ -512,6 +534,17 @@ static void on_clock(uv_timer_t *t)
     fail_starts(t->data, mono_ms(), KINDS, "the spawner did not answer in time");
 }
 
+/* A files request's answer to its callback (a read's memfd is the
+ * callee's; one that failed has none). */
+static void files_deliver(starting_t *one)
+{
+    char note[SPAWNMSG_TEXT_MAX + 1];
+    snprintf(note, sizeof note, "%.*s", (int)one->len, one->text ? one->text : "");
+    if (!one->ok && one->master >= 0)
+        close(one->master), one->master = -1;
+    one->files_fn(one->master, note, one->ok ? NULL : one->err, one->user);
+}
+
 /* Each answered request to its callback, once (its slot is free first:
  * the callback may make or cancel others). */
 static void deliver_answers(spawner_t *sp)
@@ -524,6 +557,8 @@ static void deliver_answers(spawner_t *sp)
         starting_free(sp, st);
         if (one.kind == REQ_START)
             one.fn(one.master, one.pid, one.master >= 0 ? NULL : one.err, one.user);
+        else if (KIND(one.kind) & FILES_KINDS)
+            files_deliver(&one);
         else
             one.rc_fn(one.text ? one.text : "", one.len, one.ok ? NULL : one.err, one.user);
         free(one.text);
@@ -546,10 +581,11 @@ static starting_t *starting_slot(spawner_t *sp, req_kind_t kind)
 
 /* Sends req (its seq given here) and keeps a slot st for its answer. 0,
  * or -1 with err (nothing is kept). */
-static int request(spawner_t *sp, starting_t *st, spawnmsg_t *req, char *err, size_t errlen)
+static int request_fd(spawner_t *sp, starting_t *st, spawnmsg_t *req, int fd, char *err,
+                      size_t errlen)
 {
     req->seq = next_seq(sp);
-    if (spawnmsg_send(sp->fd, req, -1) < 0) {
+    if (spawnmsg_send(sp->fd, req, fd) < 0) {
         if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
             return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
         spawner_lost(sp, strerror(errno));
@@ -559,6 +595,11 @@ static int request(spawner_t *sp, starting_t *st, spawnmsg_t *req, char *err, si
     if (sp->nstarting + sp->nrc == 0 && sp->attached)
         uv_timer_start(&sp->clock, on_clock, 250, 250);
     return 0;
+}
+
+static int request(spawner_t *sp, starting_t *st, spawnmsg_t *req, char *err, size_t errlen)
+{
+    return request_fd(sp, st, req, -1, err, errlen);
 }
 
 int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
@@ -781,6 +822,40 @@ int spawner_xlog_read(spawner_t *sp, const char *game, const char *dir, spawner_
     sp->xwait_end = &w->next;
     sp->nxwait++;
     return 0;
+}
+
+/* A files request of kind, with fd (-1: none): an rc request's slot. */
+static int files_request(spawner_t *sp, req_kind_t kind, const char *game, const char *dir, int fd,
+                         spawner_files_fn *fn, void *user, char *err, size_t errlen)
+{
+    spawnmsg_t req = {.type = kind == REQ_FILES_READ ? SPAWNMSG_FILES_READ : SPAWNMSG_FILES_WRITE};
+    if (!rc_names(&req, game, dir))
+        return snprintf(err, errlen, "a bad game or directory"), -1;
+    starting_t *st = starting_slot(sp, kind);
+    if (sp->gone)
+        return snprintf(err, errlen, "%s", GONE), -1;
+    if (!st)
+        return snprintf(err, errlen, "many players' files are being copied: later"), -1;
+    if (request_fd(sp, st, &req, fd, err, errlen) < 0)
+        return -1;
+    st->kind = kind;
+    st->files_fn = fn;
+    st->user = user;
+    sp->nrc++;
+    update_ref(sp);
+    return 0;
+}
+
+int spawner_files_read(spawner_t *sp, const char *game, const char *dir, spawner_files_fn *fn,
+                       void *user, char *err, size_t errlen)
+{
+    return files_request(sp, REQ_FILES_READ, game, dir, -1, fn, user, err, errlen);
+}
+
+int spawner_files_write(spawner_t *sp, const char *game, const char *dir, int fd,
+                        spawner_files_fn *fn, void *user, char *err, size_t errlen)
+{
+    return files_request(sp, REQ_FILES_WRITE, game, dir, fd, fn, user, err, errlen);
 }
 
 /* The xlogfile reads that waited, sent while slots are free, each told

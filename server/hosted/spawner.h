@@ -37,6 +37,10 @@
  *     in a child of its own, killed at the game's start-timeout (a save
  *     at its deadline if sooner), so a directory that hangs holds that
  *     request alone;
+ *   - reads a player's files as a bundle (hostfiles.h) into a memfd it
+ *     passes back, and writes one warrend passes in into the player's
+ *     directory (playerfs_files_collect, _unpack), each as a job like an
+ *     rc request, as the game's user, no link followed (hostcopy.h);
  *   - keeps each game to its section's disk caps (spawndisk.h): a start
  *     over one is refused (its reason begins with SPAWNER_DISK_OVER), a
  *     running game over one is hung up (killed at twice a cap) and
@@ -211,5 +215,22 @@ int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char
  * game's end keeps its score through a busy moment. */
 int spawner_xlog_read(spawner_t *sp, const char *game, const char *dir, spawner_rc_fn *fn,
                       void *user, char *err, size_t errlen);
+
+/* A files request's answer, on the loop, once: err NULL when it worked
+ * (a read's fd: a memfd holding the bundle, hostfiles.h, the callee's to
+ * close; note: what was not copied, "" when nothing), else why not (fd
+ * -1). */
+typedef void spawner_files_fn(int fd, const char *note, const char *err, void *user);
+/* The player's files of game (dir, their directory) read as a bundle of
+ * at most the section's copy-max, as the game's user, no link followed
+ * (playerfs_files_collect); or the bundle in fd (a memfd, borrowed: the
+ * caller closes it after this call) written into that directory
+ * (playerfs_files_unpack). An rc request's slot and rules: 0, the answer
+ * to come to fn (never within this call), or -1 with err (fn is not
+ * called). */
+int spawner_files_read(spawner_t *sp, const char *game, const char *dir, spawner_files_fn *fn,
+                       void *user, char *err, size_t errlen);
+int spawner_files_write(spawner_t *sp, const char *game, const char *dir, int fd,
+                        spawner_files_fn *fn, void *user, char *err, size_t errlen);
 
 #endif

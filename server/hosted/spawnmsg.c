@@ -40,6 +40,9 @@ static const struct {
     [SPAWNMSG_EXIT] = {"exit", {F_PID, F_STATUS}, false},
     [SPAWNMSG_XLOG_READ] = {"xlog-read", {F_GAME, F_DIR}, false},
     [SPAWNMSG_STOPPED] = {"stopped", {F_PID, F_TEXT}, false},
+    [SPAWNMSG_FILES_READ] = {"files-read", {F_GAME, F_DIR}, false},
+    [SPAWNMSG_FILES_WRITE] = {"files-write", {F_GAME, F_DIR}, true},
+    [SPAWNMSG_FILES] = {"files", {F_TEXT}, true},
 };
 
 const char *spawnmsg_type_name(int type)

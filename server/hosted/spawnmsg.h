@@ -18,6 +18,11 @@
  *     EXIT     u32 pid, i32 status (as from waitpid)
  *     STOPPED  u32 pid, text: the spawner hung the program up (or killed
  *              it) on its own, and why, for the player (spawndisk.h)
+ *     FILES_READ   game, dir: the player's files as a bundle (hostfiles.h)
+ *     FILES_WRITE  game, dir, with a descriptor: a memfd holding a bundle,
+ *              written into the player's directory (answered with DONE)
+ *     FILES    text (what was not copied, "" if nothing), with a
+ *              descriptor: a memfd holding the bundle read
  * Every field is checked, whoever sent it (the spawner is the privileged
  * side reading the less privileged one): a game id is 1..GAMECFG_ID_MAX of
  * [a-z0-9_-]; a name (%n) and a dir (the account's game name: %u and
@@ -57,8 +62,11 @@ typedef enum {
     SPAWNMSG_RC_TEXT,
     SPAWNMSG_DONE,
     SPAWNMSG_EXIT,
-    SPAWNMSG_XLOG_READ, /* a request: answered with RC_TEXT */
-    SPAWNMSG_STOPPED,   /* a report, as EXIT */
+    SPAWNMSG_XLOG_READ,   /* a request: answered with RC_TEXT */
+    SPAWNMSG_STOPPED,     /* a report, as EXIT */
+    SPAWNMSG_FILES_READ,  /* a request: answered with FILES */
+    SPAWNMSG_FILES_WRITE, /* a request with a descriptor: answered with DONE */
+    SPAWNMSG_FILES,       /* a reply with a descriptor */
     SPAWNMSG_TYPES
 } spawnmsg_type_t;
 
