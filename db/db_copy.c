@@ -56,6 +56,8 @@ static const table_t TABLES[] = {
     {"hosted_games", "id, user, game, start_time, end_time, width, height, bytes, truncated, score",
      "iitiiiiiii", .ident = true},
     {"hosted_chunks", "game, seq, ms, data", "iiib"},
+    {"hosted_files", "user, game, path, data", "ittb"},
+    {"hosted_file_sets", "user, game, gen, node, bytes, at", "ititii"},
     /* the target keeps its own id: it is another database */
     {"meta", "key, value", "tt", .where = "key <> 'id'"},
 };

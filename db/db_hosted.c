@@ -139,3 +139,75 @@ void db_deliver_hosted_game(const db_op_t *op)
     op->cb.fn.hosted_game(op->cb.ud, g ? op->status : (op->status ? op->status : DB_ENOTFOUND), g,
                           s, c, n);
 }
+
+/* ---- a hosted game's files ---------------------------------------------------------- */
+
+static int read_file_set(const db_cur_t *st, void *row)
+{
+    db_hosted_file_set_t *s = row;
+    s->gen = db_col_int(st, 0);
+    db_col_copy(st, 1, s->node, sizeof s->node);
+    s->bytes = db_col_int(st, 2);
+    return DB_OK;
+}
+
+const db_row_t db_row_hosted_file_set = {sizeof(db_hosted_file_set_t), 3, read_file_set, NULL};
+
+static int read_file(const db_cur_t *st, void *row)
+{
+    db_hosted_file_t *f = row;
+    db_col_copy(st, 0, f->path, sizeof f->path);
+    return (f->data = db_col_dup(st, 1, &f->len)) ? DB_OK : DB_ENOMEM;
+}
+
+static void free_file(void *row)
+{
+    free((void *)((db_hosted_file_t *)row)->data);
+}
+
+const db_row_t db_row_hosted_file = {sizeof(db_hosted_file_t), 2, read_file, free_file};
+
+void db_hosted_files_claim(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
+                           db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), user, DB_STMT_HOSTED_FILES_CLAIM,
+             DB_ARGS(DB_INT(user), DB_TEXT_MAX(game, DB_HOSTED_ID_MAX),
+                     DB_TEXT_MAX(node, DB_HOSTED_NODE_MAX), DB_INT(at)));
+}
+
+void db_hosted_files_put(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
+                         const db_hosted_file_t *files, size_t n, int64_t bytes, db_done_cb cb,
+                         void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), user);
+    db_op_game(op, DB_OP_NO_GAME);
+    db_op_step(op, DB_STMT_HOSTED_FILES_GEN,
+               DB_ARGS(DB_INT(user), DB_TEXT_MAX(game, DB_HOSTED_ID_MAX),
+                       DB_INT(files ? bytes : -1), DB_INT(at),
+                       DB_TEXT_MAX(node, DB_HOSTED_NODE_MAX)));
+    if (files)
+        db_op_step(op, DB_STMT_HOSTED_FILES_CLEAR, DB_ARGS(DB_INT(user), DB_TEXT(game)));
+    for (size_t i = 0; files && i < n; i++)
+        db_op_step(op, DB_STMT_HOSTED_FILE_INSERT,
+                   DB_ARGS(DB_INT(user), DB_TEXT(game),
+                           DB_TEXT_MAX(files[i].path, DB_HOSTED_PATH_MAX),
+                           DB_BLOB(files[i].data, files[i].len)));
+    db_submit(db, op);
+}
+
+void db_hosted_files_get(db_t *db, int64_t user, const char *game, db_hosted_files_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(hosted_files, cb, ud), 0);
+    db_op_step(op, DB_STMT_HOSTED_FILE_SET, DB_ARGS(DB_INT(user), DB_TEXT(game)));
+    db_op_step(op, DB_STMT_HOSTED_FILES, DB_ARGS(DB_INT(user), DB_TEXT(game)));
+    db_submit(db, op);
+}
+
+void db_deliver_hosted_files(const db_op_t *op)
+{
+    size_t n;
+    const db_hosted_file_set_t *s = result_of(op, &db_row_hosted_file_set, NULL);
+    const db_hosted_file_t *f = result_of(op, &db_row_hosted_file, &n);
+    op->cb.fn.hosted_files(op->cb.ud, s ? op->status : (op->status ? op->status : DB_ENOTFOUND), s,
+                           f, n);
+}

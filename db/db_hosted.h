@@ -63,4 +63,44 @@ void db_hosted_game_chunks(db_t *db, int64_t id, int64_t after, int64_t upto, in
 void db_hosted_ends_since(db_t *db, int64_t user, int64_t since, int limit, db_game_ids_cb cb,
                           void *ud);
 
+/* ---- a hosted game's files, copied so that another node can restore it ---- */
+
+#define DB_HOSTED_PATH_MAX 201 /* bytes of a file's path, with its NUL (hostfiles.h) */
+#define DB_HOSTED_NODE_MAX 64
+
+/* A player's set of files of a game: gen counts its copies, node holds
+ * the game (only it may copy), bytes -1 when the last copy was over the
+ * section's copy-max (the files kept are older). */
+typedef struct {
+    int64_t gen;
+    char node[DB_HOSTED_NODE_MAX];
+    int64_t bytes;
+} db_hosted_file_set_t;
+
+/* One file of a set (data borrowed). */
+typedef struct {
+    char path[DB_HOSTED_PATH_MAX];
+    const void *data;
+    size_t len;
+} db_hosted_file_t;
+
+/* set is NULL unless status is DB_OK (DB_ENOTFOUND: no copy); set and
+ * files borrowed for the call. */
+typedef void (*db_hosted_files_cb)(void *ud, int status, const db_hosted_file_set_t *set,
+                                   const db_hosted_file_t *files, size_t n);
+
+/* node holds user's set of game from now on (made, empty, when none). */
+void db_hosted_files_claim(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
+                           db_done_cb cb, void *ud);
+/* user's files of game replaced by files (n of them, bytes in all; data
+ * copied) and its generation counted, at (Unix seconds), in one
+ * transaction; files NULL: the copy was over copy-max (bytes -1 kept,
+ * the older files too). DB_ENOTFOUND, nothing changed, when node does
+ * not hold the set (another node claimed it since). */
+void db_hosted_files_put(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
+                         const db_hosted_file_t *files, size_t n, int64_t bytes, db_done_cb cb,
+                         void *ud);
+/* user's set of game and its files, in path order. */
+void db_hosted_files_get(db_t *db, int64_t user, const char *game, db_hosted_files_cb cb, void *ud);
+
 #endif

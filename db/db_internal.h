@@ -426,7 +426,26 @@ void db_file_close(db_file_t *f, bool lost);
     X(USER_HOSTED_CHUNKS_DELETE, "i", RUN, none,                                                  \
       "DELETE FROM hosted_chunks WHERE game IN (SELECT id FROM hosted_games WHERE user = ?1)")    \
     X(USER_HOSTED_GAMES_DELETE, "i", RUN, none, "DELETE FROM hosted_games WHERE user = ?1")       \
-    X(USER_HOSTED_SCORES_DELETE, "i", RUN, none, "DELETE FROM hosted_scores WHERE user = ?1")
+    X(USER_HOSTED_SCORES_DELETE, "i", RUN, none, "DELETE FROM hosted_scores WHERE user = ?1")     \
+    X(USER_HOSTED_FILES_DELETE, "i", RUN, none, "DELETE FROM hosted_files WHERE user = ?1")       \
+    X(USER_HOSTED_FILE_SETS_DELETE, "i", RUN, none,                                               \
+      "DELETE FROM hosted_file_sets WHERE user = ?1")                                             \
+    /* the node that starts a player's game holds their set from now on */                        \
+    X(HOSTED_FILES_CLAIM, "itti", RUN, none,                                                      \
+      "INSERT INTO hosted_file_sets(user, game, gen, node, bytes, at) VALUES (?1, ?2, 0, ?3, 0, " \
+      "?4) ON CONFLICT (user, game) DO UPDATE SET node = excluded.node")                          \
+    /* a copy by a node that no longer holds the set changes nothing */                           \
+    X(HOSTED_FILES_GEN, "itiit", CHANGE, none,                                                    \
+      "UPDATE hosted_file_sets SET gen = gen + 1, bytes = ?3, at = ?4 WHERE user = ?1 AND "       \
+      "game = ?2 AND node = ?5")                                                                  \
+    X(HOSTED_FILES_CLEAR, "it", RUN, none,                                                        \
+      "DELETE FROM hosted_files WHERE user = ?1 AND game = ?2")                                   \
+    X(HOSTED_FILE_INSERT, "ittb", RUN, none,                                                      \
+      "INSERT INTO hosted_files(user, game, path, data) VALUES (?1, ?2, ?3, ?4)")                 \
+    X(HOSTED_FILE_SET, "it", ROW, hosted_file_set,                                                \
+      "SELECT gen, node, bytes FROM hosted_file_sets WHERE user = ?1 AND game = ?2")              \
+    X(HOSTED_FILES, "it", ROWS, hosted_file,                                                      \
+      "SELECT path, data FROM hosted_files WHERE user = ?1 AND game = ?2 ORDER BY path")
 
 /* Reads for score pages and verification (db_records.c). */
 #define DB_RECORDS_STMTS(X)                                                                       \
@@ -787,28 +806,29 @@ typedef struct {
 #define DB_NOARGS         NULL, 0
 
 /* ---- callbacks: one line per callback type; db_deliver_<name> calls it ---- */
-#define DB_CALLBACKS(X)               \
-    X(done, db_done_cb)               \
-    X(user, db_user_cb)               \
-    X(game, db_game_cb)               \
-    X(games, db_games_cb)             \
-    X(milestones, db_milestones_cb)   \
-    X(text, db_text_cb)               \
-    X(journal, db_journal_cb)         \
-    X(resume, db_resume_cb)           \
-    X(users, db_users_cb)             \
-    X(health, db_health_cb)           \
-    X(check, db_check_cb)             \
-    X(totals, db_totals_cb)           \
-    X(number, db_number_cb)           \
-    X(mail, db_mail_cb)               \
-    X(sanctions, db_sanctions_cb)     \
-    X(hosted, db_hosted_cb)           \
-    X(feed, db_feed_cb)               \
-    X(hosted_game, db_hosted_game_cb) \
-    X(game_ids, db_game_ids_cb)       \
-    X(peer_games, db_peer_games_cb)   \
-    X(peer_node, db_peer_node_cb)     \
+#define DB_CALLBACKS(X)                 \
+    X(done, db_done_cb)                 \
+    X(user, db_user_cb)                 \
+    X(game, db_game_cb)                 \
+    X(games, db_games_cb)               \
+    X(milestones, db_milestones_cb)     \
+    X(text, db_text_cb)                 \
+    X(journal, db_journal_cb)           \
+    X(resume, db_resume_cb)             \
+    X(users, db_users_cb)               \
+    X(health, db_health_cb)             \
+    X(check, db_check_cb)               \
+    X(totals, db_totals_cb)             \
+    X(number, db_number_cb)             \
+    X(mail, db_mail_cb)                 \
+    X(sanctions, db_sanctions_cb)       \
+    X(hosted, db_hosted_cb)             \
+    X(feed, db_feed_cb)                 \
+    X(hosted_game, db_hosted_game_cb)   \
+    X(hosted_files, db_hosted_files_cb) \
+    X(game_ids, db_game_ids_cb)         \
+    X(peer_games, db_peer_games_cb)     \
+    X(peer_node, db_peer_node_cb)       \
     X(node_events, db_node_events_cb)
 
 enum {

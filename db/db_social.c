@@ -124,6 +124,8 @@ void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud)
         DB_STMT_USER_HOSTED_CHUNKS_DELETE,
         DB_STMT_USER_HOSTED_GAMES_DELETE,
         DB_STMT_USER_HOSTED_SCORES_DELETE,
+        DB_STMT_USER_HOSTED_FILES_DELETE,
+        DB_STMT_USER_HOSTED_FILE_SETS_DELETE,
         DB_STMT_USER_GAME_NAME_RETIRE, /* kept, never given again */
         DB_STMT_USER_DELETE,
     };

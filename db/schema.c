@@ -289,6 +289,28 @@ static const char *const migrations[] = {
     /* 20: an account's hosted games' ends by their time (games-per-hour
      * counts those of the last hour before a hosted game starts) */
     "CREATE INDEX hosted_scores_by_user_end ON hosted_scores(user, end_time);\n",
+    /* 21: a hosted game's files (its save, level and lock files: hostfiles.h)
+     * copied as they change, so another node restores the game once the
+     * node that ran it is gone: one row a file, and one a player's set,
+     * with its generation (one more each copy), the node that holds the
+     * game (only it may copy) and its bytes (-1: the last copy was over
+     * copy-max) */
+    "CREATE TABLE hosted_files (\n"
+    "    user INTEGER NOT NULL REFERENCES users(id),\n"
+    "    game TEXT NOT NULL,\n"
+    "    path TEXT NOT NULL,\n"
+    "    data BLOB NOT NULL,\n"
+    "    PRIMARY KEY (user, game, path)\n"
+    ");\n"
+    "CREATE TABLE hosted_file_sets (\n"
+    "    user INTEGER NOT NULL REFERENCES users(id),\n"
+    "    game TEXT NOT NULL,\n"
+    "    gen INTEGER NOT NULL,\n"
+    "    node TEXT NOT NULL,\n"
+    "    bytes INTEGER NOT NULL,\n"
+    "    at INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (user, game)\n"
+    ");\n",
 };
 
 int db_migration_count(void)

@@ -194,6 +194,28 @@ CREATE TABLE hosted_chunks (
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 
+-- A hosted game's files (saves, level and lock files: hostfiles.h) copied
+-- as they change, so another node restores the game once the node that
+-- ran it is gone (hostcopy.h): one row a file, and one a player's set
+-- with its generation, the node that holds the game (only it may copy)
+-- and its bytes (-1: the last copy was over copy-max).
+CREATE TABLE hosted_files (
+    user INTEGER NOT NULL REFERENCES users(id),
+    game TEXT NOT NULL,
+    path TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (user, game, path)
+);
+CREATE TABLE hosted_file_sets (
+    user INTEGER NOT NULL REFERENCES users(id),
+    game TEXT NOT NULL,
+    gen INTEGER NOT NULL,
+    node TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (user, game)
+);
+
 -- The database's own facts, one row each. 'id': 32 hex digits made once
 -- (by the migration that made this table), kept beside the file in
 -- PATH.id so a missing or different database is refused at start

@@ -286,6 +286,24 @@ static const char *const migrations[] = {
     /* 20: an account's hosted games' ends by their time (schema.c's
      * migration 20) */
     "CREATE INDEX hosted_scores_by_user_end ON hosted_scores(\"user\", end_time);\n",
+    /* 21: a hosted game's files copied as they change (schema.c's
+     * migration 21) */
+    "CREATE TABLE hosted_files (\n"
+    "    \"user\" BIGINT NOT NULL REFERENCES users(id),\n"
+    "    game TEXT NOT NULL,\n"
+    "    path TEXT NOT NULL,\n"
+    "    data BYTEA NOT NULL,\n"
+    "    PRIMARY KEY (\"user\", game, path)\n"
+    ");\n"
+    "CREATE TABLE hosted_file_sets (\n"
+    "    \"user\" BIGINT NOT NULL REFERENCES users(id),\n"
+    "    game TEXT NOT NULL,\n"
+    "    gen BIGINT NOT NULL,\n"
+    "    node TEXT NOT NULL,\n"
+    "    bytes BIGINT NOT NULL,\n"
+    "    at BIGINT NOT NULL,\n"
+    "    PRIMARY KEY (\"user\", game)\n"
+    ");\n",
 };
 
 int db_pg_migration_count(void)

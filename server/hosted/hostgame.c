@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "db_hosted.h"
 #include "hostcap.h"
+#include "hostcopy.h"
 #include "hostrec.h"
 #include "lease.h"
 #include "ptyproc.h"
@@ -32,12 +33,13 @@ struct xlog_call {
 typedef struct {
     const gamecfg_t *cfg; /* borrowed from the server's config */
     ptyproc_t *proc;
-    screen_t *tmp;   /* the program's screen, for a viewer of another size */
-    bool stopping;   /* hung up without an end: the session goes on exit */
-    bool failed;     /* the program could not start: the session ends, saying so */
-    bool drew;       /* the program wrote to its terminal (until then: "Starting") */
-    int64_t started; /* Unix seconds: xlog rows before this are others' */
-    hostrec_t *rec;  /* the recording; NULL when off */
+    screen_t *tmp;    /* the program's screen, for a viewer of another size */
+    bool stopping;    /* hung up without an end: the session goes on exit */
+    bool failed;      /* the program could not start: the session ends, saying so */
+    bool drew;        /* the program wrote to its terminal (until then: "Starting") */
+    int64_t started;  /* Unix seconds: xlog rows before this are others' */
+    hostrec_t *rec;   /* the recording; NULL when off */
+    hostcopy_t *copy; /* its files kept in a shared database (hostcopy.h); NULL: not */
     /* the account's game name (%u): its directory, its xlog rows */
     char game_name[32];
     /* a per-player xlogfile's newest rows, read by the spawner once the
@@ -268,6 +270,16 @@ static void exited_line(const session_t *s, bool xlog_read, char *msg, size_t n)
         snprintf(msg, n, "%s has ended.", s->kind_name);
 }
 
+/* Its files were too large to keep a copy of for another server. */
+static void copy_over_line(const hostgame_t *hg, char *msg, size_t n)
+{
+    size_t len = strlen(msg);
+    if (hostcopy_over(hg->copy) && len < n)
+        snprintf(msg + len, n - len,
+                 " Your files for it are over %llu MB, so no other server can go on with it.",
+                 (unsigned long long)(hg->cfg->copy_bytes >> 20));
+}
+
 static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
 {
     hostgame_t *hg = hg_of(s);
@@ -298,6 +310,7 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
         hostrec_end(hg->rec, NULL);
     log_info("game end user=%s game=%s: the program exited", s->user, s->kind);
     exited_line(s, xlog_read, msg, n);
+    copy_over_line(hg, msg, n);
     return false;
 }
 
@@ -353,6 +366,7 @@ static void pty_free(session_t *s)
     statuspat_free(hg->pat);
     hostrec_close(hg->rec);
     hostcap_release(s->srv, &hg->cap);
+    hostcopy_end(hg->copy); /* a last copy: the program ended (or is hung up) */
     ptyproc_close(hg->proc);
     screen_free(hg->tmp);
     free(hg);
@@ -388,6 +402,7 @@ static void on_output(ptyproc_t *p, const char *bytes, size_t len, void *user)
         screen_read(hg);
     hg->drew = true;
     hostrec_output(hg->rec, bytes, len);
+    hostcopy_changed(hg->copy);
     session_output(s);
 }
 
@@ -495,6 +510,7 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     int w, h;
     vtgrid_size(ptyproc_grid(p), &w, &h);
     hg->rec = hostrec_open(s->srv, s->user_id, s->kind, w, h); /* before any output is read */
+    hg->copy = hostcopy_new(s->srv, s->user_id, s->user, hg->cfg, hg->game_name);
     log_info("hosted start user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(p));
     session_output(s);
 }
@@ -715,7 +731,7 @@ static void on_hour_ends(void *ud, int status, const int64_t *ends, size_t n)
         log_error("hosted ends lookup failed user=%s: %d", c->user, status);
         conn_menu(c, "The game store is not available. Please try again.");
     } else if (!too_many_ended(c, ends, n)) {
-        play_now(c, rq->g);
+        hostcopy_before(c, rq->g, play_now);
     }
     conn_unref(c);
     free(rq);
@@ -728,8 +744,12 @@ static void play(conn_t *c, const gamecfg_t *g)
     server_t *srv = c->srv;
     int cap = srv->cfg.games_per_hour;
     session_t *s = session_find_kind(srv, c->user_id, g->id);
-    if (s || cap <= 0) {
+    if (s) {
         play_now(c, g);
+        return;
+    }
+    if (cap <= 0) {
+        hostcopy_before(c, g, play_now); /* the newest of the player's files first */
         return;
     }
     hour_req_t *rq = malloc(sizeof *rq);

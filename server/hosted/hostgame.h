@@ -20,7 +20,11 @@
  * The spawner keeps each player's directory to its section's disk caps
  * (spawner.h): a start it refuses for them tells the player by how much
  * (a screen of its own), and a game it stops for them ends as after the
- * grace period, its player back in the menu told why. */
+ * grace period, its player back in the menu told why.
+ *
+ * With nodes on one PostgreSQL, the player's files are copied into the
+ * database as the game runs and restored before a new run on another
+ * node (hostcopy.h), so a game outlives the node that ran it. */
 #ifndef WARREN_HOSTGAME_H
 #define WARREN_HOSTGAME_H
 #include "hooks.h"

@@ -14,13 +14,15 @@ time; WARREN_CLUSTER_HOSTED_KEYS keys, 40 by default, 400 in make
 test-cluster); .own.* to the player's own screen, .stream.* what the
 watcher's copy adds to that.
 
-Then the game's node is SIGKILLed. A hosted game takes no lease and its
-files stay on its node: the watcher is sent back to its menu, told; the
-player's connection closes, and through HAProxy they reach another node
-at once, log in and choose the game: it starts there, from that node's
-files (none: a new game). The other nodes' lists name the dead node's
-game until its heartbeat lapses (lease-ttl-ms, 10 s), then each names the
-player's new game alone. Nothing crashes or hangs."""
+Then the game's node is SIGKILLed. A hosted game takes no lease; its
+player's files are copied into the database as they change (hostcopy.h):
+the watcher is sent back to its menu, told; the player's connection
+closes, and through HAProxy they reach another node at once, log in and
+choose the game: while the dead node's heartbeat still names it (its
+lists name it too: lease-ttl-ms, 10 s) they are told it runs there, and
+once it lapsed the game starts on the node reached, from the files the
+database holds (logged: "hosted files restored"), and each node's lists
+name the player's game there alone. Nothing crashes or hangs."""
 import base64
 import json
 import os
@@ -242,9 +244,9 @@ def watch_and_time(player, w, home, at, name):
 def node_killed(c, home, others, player, watchers, name):
     """home SIGKILLed: its watcher elsewhere is told and back at its menu,
     the player's connection closes; the player comes back through HAProxy
-    at once and the game starts on the node reached, from that node's files
-    (none), while the other nodes' lists may still name the dead node's
-    game; once its heartbeat lapses each names the new game alone."""
+    at once and is told the game still runs on home while home's heartbeat
+    names it; once it lapsed the game starts on the node reached, its files
+    restored from the database, and each node's lists name it alone."""
     w = watchers[0]
     home.kill(signal.SIGKILL)
     killed = time.monotonic()
@@ -257,11 +259,17 @@ def node_killed(c, home, others, player, watchers, name):
     back = telnet(c, c.proxy_ip)
     back.login(name, PW)
     back.send("1")
-    back.wait_for("keys ready")
+    back.wait_for(re.compile(r"keys ready|still running on server"))
+    while "keys ready" not in back.text():  # told where it runs, until home's heartbeat lapsed
+        assert "still running on server " + home.role in " ".join(back.text().split())
+        assert time.monotonic() - killed < LAPSE_S + 15, back.text()
+        time.sleep(0.5)
+        back.send("1")
+        back.pump(quiet=0.3, limit=2)
     again = home_of(others, name)
+    again.wait_log(rf"hosted files restored user={name} game=keys gen=\d+ from={home.role}")
     back.send("z")
     back.wait_for("got 1: 7a")
-    assert time.monotonic() - killed < LAPSE_S
     for n in others:
         rows_once(c, n, name, timeout=LAPSE_S + 10)
     listed(watchers[1], name)

@@ -23,7 +23,7 @@ from test_storage_pg import stored_hook
 # Each table and the order its rows are compared in (every column).
 TABLES = ["users", "game_names", "games", "journal", "journal_aside", "snapshots", "milestones",
           "dumps", "daily", "sessions", "mail", "bans", "mutes", "hosted_scores", "hosted_games",
-          "hosted_chunks", "meta"]
+          "hosted_chunks", "hosted_files", "hosted_file_sets", "meta"]
 
 
 @pytest.fixture
@@ -81,6 +81,11 @@ def add_rows(path, user, game, other):
         con.execute("INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?, 1, 0, ?)",
                     (hid, b"\x00\x01\x02\x1b[H"))
         con.execute("INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?, 2, 5, x'')", (hid,))
+        con.executemany("INSERT INTO hosted_files(user, game, path, data) VALUES (?, ?, ?, ?)",
+                        [(user, "nethack", "playground/save/1000n.gz", b"\x1f\x8b\x00\xff"),
+                         (user, "nethack", "nethackrc", b"OPTIONS=color\n")])
+        con.execute("INSERT INTO hosted_file_sets(user, game, gen, node, bytes, at) VALUES "
+                    "(?, 'nethack', 7, 'n1', 40, 1700000000)", (user,))
     con.close()
 
 

@@ -14,6 +14,10 @@
  *   keys       prints "keys ready", then for each read of its input one
  *              line "got N: HH HH ..." (the bytes in hex, in raw mode), so
  *              a test sees exactly what the program received; exits on 'q'
+ *   saver      a game with a save: prints "restored: [TEXT]" (save/state
+ *              in its working directory, the player's) or "nothing saved", then
+ *              adds each letter typed to TEXT, saves it at once and prints
+ *              "state: [TEXT]"; exits on 'q'
  *   slow N     writes nothing for N seconds (a big program loading its
  *              data), then runs as keys
  *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
@@ -279,6 +283,43 @@ static int keys(void)
             return 0;
     }
     return 1;
+}
+
+/* The game's state in save/state of its working directory (the
+ * player's), made 0600 through a temporary name. */
+static void saver_write(const char *state)
+{
+    mkdir("save", 0700);
+    int fd = open("save/state.new", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || write(fd, state, strlen(state)) != (ssize_t)strlen(state) || close(fd) < 0 ||
+        rename("save/state.new", "save/state") < 0)
+        out("cannot save\r\n");
+}
+
+static int saver(void)
+{
+    char state[128] = "";
+    int fd = open("save/state", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    state[n > 0 ? n : 0] = 0;
+    raw_mode();
+    char line[200];
+    snprintf(line, sizeof line, "restored: [%s]\r\n", state);
+    out(n >= 0 ? line : "nothing saved\r\n");
+    unsigned char b;
+    while (read(0, &b, 1) == 1 && b != 'q') {
+        size_t len = strlen(state);
+        if (b >= 'a' && b <= 'z' && len + 1 < sizeof state) {
+            state[len] = (char)b;
+            state[len + 1] = 0;
+            saver_write(state);
+        }
+        snprintf(line, sizeof line, "state: [%s]\r\n", state);
+        out(line);
+    }
+    return 0;
 }
 
 static void report_fds(void)
@@ -1092,11 +1133,12 @@ static const struct {
     {"exit", NULL, exit_with},     {"flood", flood, NULL},         {"nohup", nohup, NULL},
     {"noread", noread, NULL},      {"draw", draw, NULL},           {"winsize", winsize, NULL},
     {"report", report, NULL},      {"setsid", leave_behind, NULL}, {"plant", NULL, plant},
-    {"keys", keys, NULL},          {"xlog", NULL, xlog_row},       {"connect", NULL, connect_to},
-    {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
-    {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
-    {"fill", NULL, fill},          {"spill", NULL, spill},         {"sysv", sysv, NULL},
-    {"calls", calls, NULL},        {"hold", NULL, hold},           {"slow", NULL, slow},
+    {"keys", keys, NULL},          {"saver", saver, NULL},         {"xlog", NULL, xlog_row},
+    {"connect", NULL, connect_to}, {"unix", NULL, unix_abstract},  {"peek", peek, NULL},
+    {"kill", kill_pid, NULL},      {"snoop", NULL, snoop},         {"grab", NULL, grab_in},
+    {"unmount", NULL, unmount_in}, {"fill", NULL, fill},           {"spill", NULL, spill},
+    {"sysv", sysv, NULL},          {"calls", calls, NULL},         {"hold", NULL, hold},
+    {"slow", NULL, slow},
 };
 
 int main(int argc, char **argv)
@@ -1107,7 +1149,7 @@ int main(int argc, char **argv)
             return MODES[i].plain ? MODES[i].plain() : MODES[i].with(argc, argv);
     fprintf(stderr,
             "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-            "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
+            "plant RC TARGET NEW|keys|saver|xlog FILE NAME|connect PORT|unix listen|connect "
             "NAME|peek|kill|snoop [DIR...]|"
             "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
             "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N\n");

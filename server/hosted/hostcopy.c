@@ -1,0 +1,403 @@
+/* hostcopy — a hosted game's files kept in the shared database
+ * (hostcopy.h). */
+#include "hostcopy.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "conn.h"
+#include "db_hosted.h"
+#include "hostfiles.h"
+#include "lease.h"
+#include "log.h"
+#include "peer.h"
+#include "session.h"
+#include "spawner.h"
+
+static bool copying(const server_t *srv, const gamecfg_t *g)
+{
+    return lease_on(srv) && g->copy_bytes > 0 && srv->spawner;
+}
+
+/* ---- a bundle in a memfd ------------------------------------------------------------ */
+
+/* fd's bytes mapped (read-only): *len of them; NULL when it cannot be. */
+static void *map_fd(int fd, size_t *len)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return NULL;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    *len = (size_t)st.st_size;
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* The rows of a set as a bundle in a new memfd: its descriptor, or -1
+ * with err. */
+static int rows_to_memfd(const db_hosted_file_t *files, size_t n, size_t max, char *err,
+                         size_t errlen)
+{
+    hostfiles_buf_t b;
+    if (hostfiles_buf_init(&b, max) < 0)
+        return snprintf(err, errlen, "out of memory"), -1;
+    int ret = 0;
+    for (size_t i = 0; ret == 0 && i < n; i++)
+        ret = hostfiles_add(&b, files[i].path, files[i].data, files[i].len, err, errlen);
+    int fd = ret < 0 ? -1 : memfd_create("warren-files", MFD_CLOEXEC);
+    if (ret == 0 && fd < 0)
+        snprintf(err, errlen, "memfd: %s", strerror(errno));
+    for (size_t at = 0; fd >= 0 && at < b.len;) {
+        ssize_t w = write(fd, b.p + at, b.len - at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            snprintf(err, errlen, "memfd: %s", strerror(errno));
+            close(fd);
+            fd = -1;
+        } else
+            at += (size_t)w;
+    }
+    hostfiles_buf_free(&b);
+    return fd;
+}
+
+/* ---- before a start ----------------------------------------------------------------- */
+
+typedef struct {
+    conn_t *c; /* conn_ref'd meanwhile */
+    int64_t user;
+    const gamecfg_t *g; /* borrowed from the server's config */
+    hostcopy_go_fn *go;
+    int64_t gen;
+    size_t nfiles;
+    char from[DB_HOSTED_NODE_MAX];
+} before_t;
+
+static bool still_waits(const before_t *b)
+{
+    const conn_t *c = b->c;
+    return !c->closing && c->place == CONN_WAIT && c->user_id == b->user;
+}
+
+/* This node holds the player's set from now on; the game starts. */
+static void before_go(before_t *b)
+{
+    server_t *srv = b->c->srv;
+    db_hosted_files_claim(srv->db, b->user, b->g->id, srv->cfg.node, (int64_t)time(NULL), NULL,
+                          NULL);
+    b->go(b->c, b->g);
+}
+
+static void before_done(before_t *b)
+{
+    conn_unref(b->c);
+    free(b);
+}
+
+static void before_refuse(before_t *b, const char *say)
+{
+    if (still_waits(b))
+        conn_menu(b->c, say);
+    before_done(b);
+}
+
+static void on_restored(int fd, const char *note, const char *err, void *ud)
+{
+    before_t *b = ud;
+    conn_t *c = b->c;
+    char say[400];
+    (void)fd;
+    (void)note;
+    if (err) {
+        log_error("hosted files not restored user=%s game=%s gen=%lld from=%s: %s", c->user,
+                  b->g->id, (long long)b->gen, b->from, err);
+        snprintf(say, sizeof say,
+                 "Your %s game from server %s could not be put in place here, so it does not "
+                 "start; try again in a moment.",
+                 b->g->name, b->from);
+        before_refuse(b, say);
+        return;
+    }
+    log_info("hosted files restored user=%s game=%s gen=%lld from=%s files=%zu", c->user, b->g->id,
+             (long long)b->gen, b->from, b->nfiles);
+    if (still_waits(b))
+        before_go(b);
+    before_done(b);
+}
+
+/* The set's files written into the player's directory here. */
+static void restore(before_t *b, const db_hosted_file_t *files, size_t n)
+{
+    conn_t *c = b->c;
+    char err[200];
+    int fd = rows_to_memfd(files, n, (size_t)b->g->copy_bytes, err, sizeof err);
+    b->nfiles = n;
+    if (fd >= 0 && spawner_files_write(c->srv->spawner, b->g->id, c->game_name, fd, on_restored, b,
+                                       err, sizeof err) == 0) {
+        close(fd);
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+    on_restored(-1, "", err, b);
+}
+
+static void on_set(void *ud, int status, const db_hosted_file_set_t *set,
+                   const db_hosted_file_t *files, size_t n)
+{
+    before_t *b = ud;
+    server_t *srv = b->c->srv;
+    char say[400];
+    if (!still_waits(b)) {
+        before_done(b);
+    } else if (session_find_kind(srv, b->user, b->g->id)) {
+        b->go(b->c, b->g); /* another of the player's connections started it meanwhile */
+        before_done(b);
+    } else if (status == DB_ENOTFOUND ||
+               (status == DB_OK &&
+                (!strcmp(set->node, srv->cfg.node) || (set->gen == 0 && set->bytes >= 0)))) {
+        before_go(b); /* nothing copied elsewhere: the files here are the newest */
+        before_done(b);
+    } else if (status != DB_OK) {
+        log_error("hosted files lookup failed user=%s game=%s: %d", b->c->user, b->g->id, status);
+        before_refuse(b, "The game store is not available. Please try again.");
+    } else if (set->bytes < 0) {
+        log_warn("hosted start refused user=%s game=%s: its files at node %s were over copy-max",
+                 b->c->user, b->g->id, set->node);
+        snprintf(say, sizeof say,
+                 "Your %s game is on server %s, and its files were too large to copy here, so it "
+                 "cannot go on here. It goes on when that server is back; an admin can help.",
+                 b->g->name, set->node);
+        before_refuse(b, say);
+    } else {
+        b->gen = set->gen;
+        snprintf(b->from, sizeof b->from, "%s", set->node);
+        restore(b, files, n);
+    }
+}
+
+void hostcopy_before(conn_t *c, const gamecfg_t *g, hostcopy_go_fn *go)
+{
+    server_t *srv = c->srv;
+    if (!copying(srv, g)) {
+        go(c, g);
+        return;
+    }
+    session_t *m = session_find_named(srv, c->user, g->id);
+    if (m && m->mirror) { /* it runs on another node still: a copy there would fork it */
+        char say[400];
+        const char *node = peer_node_of(m);
+        log_info("hosted start refused user=%s game=%s: it runs on node %s", c->user, g->id,
+                 node ? node : "?");
+        snprintf(say, sizeof say,
+                 "Your %s game is still running on server %s. It is saved and closed there a "
+                 "little while after you leave it; choose it again then.",
+                 g->name, node ? node : "another server");
+        conn_menu(c, say);
+        return;
+    }
+    before_t *b = calloc(1, sizeof *b);
+    if (!b) {
+        conn_menu(c, "The game cannot start now.");
+        return;
+    }
+    *b = (before_t){.c = c, .user = c->user_id, .g = g, .go = go};
+    conn_ref(c);
+    conn_set_place(c, CONN_WAIT);
+    db_hosted_files_get(srv->db, c->user_id, g->id, on_set, b);
+}
+
+/* ---- a running game's copies -------------------------------------------------------- */
+
+struct hostcopy {
+    server_t *srv;
+    int64_t user;
+    const gamecfg_t *g;
+    char player[32], dir[32];
+    uv_timer_t timer;
+    bool busy;      /* a read at the spawner */
+    bool dirty;     /* the program wrote since the last read began */
+    bool ending;    /* its last copy: freed after it */
+    bool over;      /* the last read was over copy-max */
+    bool told_skip; /* files not copied were logged */
+    uint64_t last;  /* when the last read began (ms) */
+    uint64_t sum;   /* the last stored bundle's checksum (0: none) */
+};
+
+static void copy_now(hostcopy_t *hc);
+
+static void on_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+static void hc_free(hostcopy_t *hc)
+{
+    uv_close((uv_handle_t *)&hc->timer, on_closed);
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    copy_now(t->data);
+}
+
+/* The next read: now when due, else when it is. */
+static void schedule(hostcopy_t *hc)
+{
+    uint64_t now = now_ms(hc->srv), due = hc->last + HOSTCOPY_EVERY_MS;
+    if (hc->busy || uv_is_active((uv_handle_t *)&hc->timer))
+        return;
+    uv_timer_start(&hc->timer, on_timer, hc->ending || due <= now ? 0 : due - now, 0);
+}
+
+static uint64_t checksum(const void *p, size_t len)
+{
+    uLong a = adler32(0L, Z_NULL, 0), c = crc32(0L, Z_NULL, 0);
+    for (size_t at = 0; at < len;) { /* zlib takes a uInt at a time */
+        uInt n = len - at > (1u << 30) ? (1u << 30) : (uInt)(len - at);
+        a = adler32(a, (const Bytef *)p + at, n);
+        c = crc32(c, (const Bytef *)p + at, n);
+        at += n;
+    }
+    return ((uint64_t)a << 32 | (uint64_t)c) | 1; /* never 0 */
+}
+
+/* A bundle read (p, len bytes): stored unless the same as the last. */
+static void store(hostcopy_t *hc, const void *p, size_t len)
+{
+    uint64_t sum = checksum(p, len);
+    if (sum == hc->sum)
+        return;
+    hostfiles_reader_t r;
+    hostfiles_file_t f;
+    uint32_t n;
+    char err[200];
+    if (hostfiles_open(&r, p, len, (size_t)hc->g->copy_bytes, &n, err, sizeof err) < 0) {
+        log_error("hosted files of user=%s game=%s: %s", hc->player, hc->g->id, err);
+        return;
+    }
+    db_hosted_file_t *rows = calloc(n ? n : 1, sizeof *rows);
+    size_t k = 0;
+    int got = 0;
+    while (rows && k < n && (got = hostfiles_next(&r, &f, err, sizeof err)) > 0) {
+        snprintf(rows[k].path, sizeof rows[k].path, "%s", f.path);
+        rows[k].data = f.data;
+        rows[k++].len = f.len;
+    }
+    if (rows && got >= 0) {
+        db_hosted_files_put(hc->srv->db, hc->user, hc->g->id, hc->srv->cfg.node,
+                            (int64_t)time(NULL), rows, k, (int64_t)len, NULL, NULL);
+        hc->sum = sum;
+    }
+    free(rows);
+}
+
+/* A read over copy-max: said once a run of them, the set marked. */
+static void over_cap(hostcopy_t *hc, const char *err)
+{
+    if (hc->over)
+        return;
+    hc->over = true;
+    hc->sum = 0;
+    log_warn("hosted files over copy-max user=%s game=%s (%llu MB): %s: not copied", hc->player,
+             hc->g->id, (unsigned long long)(hc->g->copy_bytes >> 20), err);
+    db_hosted_files_put(hc->srv->db, hc->user, hc->g->id, hc->srv->cfg.node, (int64_t)time(NULL),
+                        NULL, 0, -1, NULL, NULL);
+}
+
+static void on_read(int fd, const char *note, const char *err, void *ud)
+{
+    hostcopy_t *hc = ud;
+    hc->busy = false;
+    if (err && strstr(err, "larger than"))
+        over_cap(hc, err);
+    else if (err)
+        log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
+    if (!err && note[0] && !hc->told_skip) {
+        hc->told_skip = true;
+        log_warn("hosted files of user=%s game=%s: %s", hc->player, hc->g->id, note);
+    }
+    size_t len = 0;
+    void *p = fd >= 0 ? map_fd(fd, &len) : NULL;
+    if (p) {
+        hc->over = false;
+        store(hc, p, len);
+        munmap(p, len);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (hc->ending && hc->dirty) /* it ended during that read: one more, the last */
+        copy_now(hc);
+    else if (hc->ending)
+        hc_free(hc);
+    else if (hc->dirty)
+        schedule(hc);
+}
+
+static void copy_now(hostcopy_t *hc)
+{
+    char err[200];
+    if (hc->busy || !hc->dirty)
+        return;
+    hc->dirty = false;
+    hc->last = now_ms(hc->srv);
+    if (spawner_files_read(hc->srv->spawner, hc->g->id, hc->dir, on_read, hc, err, sizeof err) ==
+        0) {
+        hc->busy = true;
+        return;
+    }
+    log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
+    if (hc->ending)
+        hc_free(hc);
+    else { /* the spawner is busy: later */
+        hc->dirty = true;
+        uv_timer_start(&hc->timer, on_timer, HOSTCOPY_EVERY_MS, 0);
+    }
+}
+
+hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const gamecfg_t *g,
+                         const char *dir)
+{
+    if (!copying(srv, g))
+        return NULL;
+    hostcopy_t *hc = calloc(1, sizeof *hc);
+    if (!hc)
+        return NULL;
+    *hc = (hostcopy_t){.srv = srv, .user = user, .g = g};
+    snprintf(hc->player, sizeof hc->player, "%s", player);
+    snprintf(hc->dir, sizeof hc->dir, "%s", dir);
+    uv_timer_init(srv->loop, &hc->timer);
+    hc->timer.data = hc;
+    uv_unref((uv_handle_t *)&hc->timer);
+    return hc;
+}
+
+void hostcopy_changed(hostcopy_t *hc)
+{
+    if (!hc || hc->ending)
+        return;
+    hc->dirty = true;
+    schedule(hc);
+}
+
+bool hostcopy_over(const hostcopy_t *hc)
+{
+    return hc && hc->over;
+}
+
+void hostcopy_end(hostcopy_t *hc)
+{
+    if (!hc)
+        return;
+    hc->ending = true;
+    hc->dirty = true;
+    if (hc->busy) /* its answer frees it */
+        return;
+    uv_timer_stop(&hc->timer);
+    copy_now(hc);
+}

@@ -1,0 +1,60 @@
+/* hostcopy — a hosted game's files kept in the shared database, so the
+ * game outlives the node that ran it.
+ *
+ * With several nodes on one PostgreSQL (lease_on), each player's files of
+ * a hosted game (their directory: saves, level and lock files, rc file;
+ * hostfiles.h) are read by the spawner as the game's user (spawner.h:
+ * spawner_files_read, a child of its own, never through a link) and
+ * stored by the writer thread (db_hosted.h: a row a file, one set a
+ * player with its generation and the node holding the game): at most
+ * every HOSTCOPY_EVERY_MS while the program writes to its terminal, and
+ * once more when it ended (NetHack saved). A copy the same as the last
+ * stored is not written again. Files over the section's copy-max are not
+ * copied: logged, the set marked, the player told at the game's end.
+ *
+ * Before a new run of a game starts on a node, the player's set is read:
+ * when another node holds it (wrote it last), its files are written into
+ * the player's directory here first (spawner_files_write), so the program
+ * finds its save (or its level files, as after a crash on one machine).
+ * When the game still runs on another live node (its heartbeat names it),
+ * or its files were over copy-max there, the player is told so in plain
+ * words and nothing starts. This node then holds the set.
+ *
+ * With SQLite (one machine), or copy-max 0, nothing is copied: a start
+ * goes on at once, as before. Home's loop only. */
+#ifndef WARREN_HOSTCOPY_H
+#define WARREN_HOSTCOPY_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "gamecfg.h"
+#include "server.h"
+
+typedef struct conn conn_t;
+
+#define HOSTCOPY_EVERY_MS 2000 /* a running game's files are copied at most this often */
+
+/* What starts the game once its files are in place (hostgame.c). */
+typedef void hostcopy_go_fn(conn_t *c, const gamecfg_t *g);
+
+/* Before a new run of g for c: go(c, g) once the player's files here are
+ * the newest the database holds, or c back in its menu, told why not.
+ * go is called within this call when nothing is copied; else later, and
+ * only while c still waits for it (CONN_WAIT, the same account). */
+void hostcopy_before(conn_t *c, const gamecfg_t *g, hostcopy_go_fn *go);
+
+typedef struct hostcopy hostcopy_t;
+
+/* A running game's copies: user's files of g in their directory dir
+ * (the account's game name). NULL when nothing is copied (SQLite,
+ * copy-max 0, out of memory). */
+hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const gamecfg_t *g,
+                         const char *dir);
+/* The program wrote to its terminal: a copy within HOSTCOPY_EVERY_MS. */
+void hostcopy_changed(hostcopy_t *hc);
+/* Whether the player's files were over copy-max at the last copy. */
+bool hostcopy_over(const hostcopy_t *hc);
+/* The game is over here (its program ended, or its session goes): one
+ * last copy, then hc frees itself. NULL is fine. */
+void hostcopy_end(hostcopy_t *hc);
+
+#endif

@@ -1,0 +1,189 @@
+"""A hosted game outlives its node: two warrend daemons on one PostgreSQL
+schema (WARREN_DB=pg only). A player's files of a hosted game (here
+tests/tools/ptytoy's saver mode, a game that keeps its state in
+save/state of the player's directory) are copied into the database as the
+game runs; node a is SIGKILLed and its games-dir deleted (the machine is
+gone); while a's heartbeat still names the game, node b tells the player it
+runs on a; once it lapses, the player logs in on b, chooses the game and
+goes on with the same one (its saved state restored). A hostile game's
+directory: a link and a FIFO are never copied (logged), files over
+copy-max are not copied at all (logged, the set marked), and the player who
+comes back on another node is told instead of starting a new game."""
+import os
+import shutil
+import time
+
+import pytest
+
+from harness import ON_PG, Daemon, unique_name
+from test_hosted import for_games, open_to_games, toy_copy
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+TTL_MS = 3000  # a dead node's heartbeat lapses within seconds
+RENEW_MS = 500
+
+
+@pytest.fixture
+def pair(bindir, tmp_path):
+    """Nodes a and b on one schema, both with the section [game saver]
+    (copy-max 1 MB)."""
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game saver]\nname = Saver\ncommand = {toy} saver\nhangup-timeout = 1\n"
+                    "copy-max = 1\n")
+    made = []
+    for name in ("a", "b"):
+        d = Daemon(bindir, tmp_path / name,
+                   extra=["--config", conf, "--node", name, "--lease-ttl-ms", TTL_MS,
+                          "--lease-renew-ms", RENEW_MS])
+        if made:
+            d.db_url = made[0].db_url
+            d.argv[d.argv.index("--db") + 1] = made[0].db_url
+        made.append(d.start())
+    yield made
+    for d in made:
+        if d.alive():
+            d.stop_clean()
+
+
+def play(clients, d, name, register=False):
+    p = clients(d.port, cols=100, rows=30)
+    if register:
+        p.register(name)
+    else:
+        p.login(name)
+    p.send("1")
+    return p
+
+
+def copied(d, name, path, want, timeout=15):
+    """Waits until the database holds want as name's file path of the
+    saver game; returns the set's (gen, node, bytes)."""
+    end = time.time() + timeout
+    while True:
+        rows = d.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                         "WHERE u.name = ? AND f.game = 'saver' AND f.path = ?", name, path)
+        if rows and bytes(rows[0][0]) == want:
+            break
+        assert time.time() < end, rows
+        time.sleep(0.2)
+    return file_set(d, name)
+
+
+def file_set(d, name):
+    rows = d.db_rows("SELECT s.gen, s.node, s.bytes FROM hosted_file_sets s JOIN users u "
+                     "ON u.id = s.user WHERE u.name = ? AND s.game = 'saver'", name)
+    return rows[0] if rows else None
+
+
+def player_dir(d):
+    """The one player's directory of the saver game at d."""
+    (only,) = list((d.dir / "games" / "saver").iterdir())
+    return only
+
+
+def shown(q, *needles, timeout=10):
+    """Waits until q's screen shows one of needles (its lines joined, runs
+    of spaces as one: a message may wrap); returns that text."""
+    end = time.time() + timeout
+    while True:
+        text = " ".join(q.text().split())
+        if any(n in text for n in needles):
+            return text
+        assert not q.eof and time.time() < end, text
+        q.pump(quiet=0.05, limit=0.2)
+
+
+SAID = ("restored: ", "nothing saved", "still running", "too large")
+
+
+def machine_gone(a):
+    """a is SIGKILLed and its disk lost: its games-dir deleted once its
+    spawner hung its games up."""
+    a.kill()
+    time.sleep(1.5)  # the spawner hangs its programs up (hangup-timeout 1) and ends
+    shutil.rmtree(a.dir / "games")
+
+
+def back_on(clients, b, name, until, timeout=15):
+    """name chooses the game on b until the screen shows until (a message
+    while a's heartbeat still names the game, then the game); the last
+    client and its text."""
+    end = time.time() + timeout
+    while True:
+        q = play(clients, b, name)
+        text = shown(q, *SAID)
+        if until in text:
+            return q, text
+        assert "still running on server a" in text, text
+        assert time.time() < end, text
+        q.close()
+        time.sleep(0.5)
+
+
+def test_a_hosted_game_goes_on_at_another_node_once_its_node_is_gone(pair, clients):
+    a, b = pair
+    name = unique_name("hs")
+    p = play(clients, a, name, register=True)
+    p.wait_for("nothing saved")
+    for i, ch in enumerate("abc"):
+        p.send(ch)
+        p.wait_for(f"state: [{'abc'[:i + 1]}]")
+    gen, node, size = copied(a, name, "save/state", b"abc")
+    assert node == "a" and gen >= 1 and size > 0, (gen, node, size)
+    machine_gone(a)
+    # while a's heartbeat names the game, b says where it is (never a new game)
+    q = play(clients, b, name)
+    text = shown(q, *SAID)
+    assert "nothing saved" not in text, text
+    q.close()
+    # once it lapsed: the same game, its state restored from the database
+    q, text = back_on(clients, b, name, "restored: [abc]")
+    b.wait_log(rf"hosted files restored user={name} game=saver gen={gen} from=a")
+    assert (player_dir(b) / "save" / "state").read_bytes() == b"abc"
+    q.send("d")
+    q.wait_for("state: [abcd]")
+    _, node, _ = copied(b, name, "save/state", b"abcd")
+    assert node == "b"
+    q.send("q")
+
+
+def test_links_and_files_over_copy_max_are_never_copied(pair, clients, tmp_path):
+    a, b = pair
+    name = unique_name("hk")
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"SECRET OF THE DAEMON")
+    p = play(clients, a, name, register=True)
+    p.wait_for("nothing saved")
+    p.send("x")
+    p.wait_for("state: [x]")
+    copied(a, name, "save/state", b"x")
+    # what a hostile game plants in its own directory
+    mine = player_dir(a)
+    os.symlink(secret, mine / "steal")
+    os.mkfifo(mine / "pipe")
+    for_games(mine / "pipe")
+    p.send("y")
+    p.wait_for("state: [xy]")
+    copied(a, name, "save/state", b"xy")
+    a.wait_log(rf"hosted files of user={name} game=saver: \S+: (a link|not a regular file): "
+               "not copied")
+    paths = {r[0] for r in a.db_rows("SELECT f.path FROM hosted_files f JOIN users u ON "
+                                     "u.id = f.user WHERE u.name = ?", name)}
+    assert paths == {"save/state"}, paths
+    # over copy-max (1 MB): not copied, logged, the set marked
+    (mine / "huge").write_bytes(b"h" * (2 << 20))
+    for_games(mine / "huge")
+    p.send("z")
+    p.wait_for("state: [xyz]")
+    a.wait_log(rf"hosted files over copy-max user={name} game=saver \(1 MB\): .*larger than")
+    end = time.time() + 10
+    while file_set(a, name)[2] != -1:
+        assert time.time() < end, file_set(a, name)
+        time.sleep(0.2)
+    machine_gone(a)
+    q, text = back_on(clients, b, name, "too large")
+    assert "Your Saver game is on server a" in text, text
+    assert not (b.dir / "games" / "saver").exists() or not list(
+        (b.dir / "games" / "saver").iterdir()), "nothing started"
