@@ -99,10 +99,11 @@ static void before_done(before_t *b)
     free(b);
 }
 
+/* say: lines, on a screen of their own (any key: the menu). */
 static void before_refuse(before_t *b, const char *say)
 {
     if (still_waits(b))
-        conn_menu(b->c, say);
+        conn_message(b->c, say);
     before_done(b);
 }
 
@@ -117,8 +118,8 @@ static void on_restored(int fd, const char *note, const char *err, void *ud)
         log_error("hosted files not restored user=%s game=%s gen=%lld from=%s: %s", c->user,
                   b->g->id, (long long)b->gen, b->from, err);
         snprintf(say, sizeof say,
-                 "Your %s game from server %s could not be put in place here, so it does not "
-                 "start; try again in a moment.",
+                 "Your %s game from server %s could not be put in place here,\n"
+                 "so it does not start: try again in a moment.",
                  b->g->name, b->from);
         before_refuse(b, say);
         return;
@@ -165,13 +166,15 @@ static void on_set(void *ud, int status, const db_hosted_file_set_t *set,
         before_done(b);
     } else if (status != DB_OK) {
         log_error("hosted files lookup failed user=%s game=%s: %d", b->c->user, b->g->id, status);
-        before_refuse(b, "The game store is not available. Please try again.");
+        conn_menu(b->c, "The game store is not available. Please try again.");
+        before_done(b);
     } else if (set->bytes < 0) {
         log_warn("hosted start refused user=%s game=%s: its files at node %s were over copy-max",
                  b->c->user, b->g->id, set->node);
         snprintf(say, sizeof say,
-                 "Your %s game is on server %s, and its files were too large to copy here, so it "
-                 "cannot go on here. It goes on when that server is back; an admin can help.",
+                 "Your %s game is on server %s: its files were too large to copy\n"
+                 "here, so it cannot go on here. It goes on once that server is\n"
+                 "back; an admin can help.",
                  b->g->name, set->node);
         before_refuse(b, say);
     } else {
@@ -194,10 +197,8 @@ void hostcopy_before(conn_t *c, const gamecfg_t *g, hostcopy_go_fn *go)
         const char *node = peer_node_of(m);
         log_info("hosted start refused user=%s game=%s: it runs on node %s", c->user, g->id,
                  node ? node : "?");
-        snprintf(say, sizeof say,
-                 "Your %s game is still running on server %s. It is saved and closed there a "
-                 "little while after you leave it; choose it again then.",
-                 g->name, node ? node : "another server");
+        snprintf(say, sizeof say, "Your %s game still runs on server %s: choose it again soon.",
+                 g->name, node ? node : "?");
         conn_menu(c, say);
         return;
     }

@@ -259,9 +259,9 @@ def node_killed(c, home, others, player, watchers, name):
     back = telnet(c, c.proxy_ip)
     back.login(name, PW)
     back.send("1")
-    back.wait_for(re.compile(r"keys ready|still running on server"))
+    back.wait_for(re.compile(r"keys ready|still runs on server"))
     while "keys ready" not in back.text():  # told where it runs, until home's heartbeat lapsed
-        assert "still running on server " + home.role in " ".join(back.text().split())
+        assert "still runs on server " + home.role in " ".join(back.text().split())
         assert time.monotonic() - killed < LAPSE_S + 15, back.text()
         time.sleep(0.5)
         back.send("1")

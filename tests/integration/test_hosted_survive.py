@@ -16,7 +16,8 @@ import time
 import pytest
 
 from harness import ON_PG, Daemon, unique_name
-from test_hosted import for_games, open_to_games, toy_copy
+from test_hosted import (for_games, open_to_games, playground, settle, start_nethack,
+                         toy_copy)
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 TTL_MS = 3000  # a dead node's heartbeat lapses within seconds
@@ -95,7 +96,7 @@ def shown(q, *needles, timeout=10):
         q.pump(quiet=0.05, limit=0.2)
 
 
-SAID = ("restored: ", "nothing saved", "still running", "too large")
+SAID = ("restored: ", "nothing saved", "still runs", "too large")
 
 
 def machine_gone(a):
@@ -106,17 +107,17 @@ def machine_gone(a):
     shutil.rmtree(a.dir / "games")
 
 
-def back_on(clients, b, name, until, timeout=15):
+def back_on(clients, b, name, until, said=SAID, timeout=15):
     """name chooses the game on b until the screen shows until (a message
     while a's heartbeat still names the game, then the game); the last
     client and its text."""
     end = time.time() + timeout
     while True:
         q = play(clients, b, name)
-        text = shown(q, *SAID)
-        if until in text:
+        text = shown(q, *said, timeout=20)
+        if "still runs" not in text and until in text:
             return q, text
-        assert "still running on server a" in text, text
+        assert "still runs on server a" in text, text
         assert time.time() < end, text
         q.close()
         time.sleep(0.5)
@@ -187,3 +188,49 @@ def test_links_and_files_over_copy_max_are_never_copied(pair, clients, tmp_path)
     assert "Your Saver game is on server a" in text, text
     assert not (b.dir / "games" / "saver").exists() or not list(
         (b.dir / "games" / "saver").iterdir()), "nothing started"
+
+
+def test_nethack_goes_on_at_another_node(bindir, tmp_path, clients):
+    """Debian's NetHack, each player's own playground: a game played and
+    saved on a (S) is copied once NetHack ended; a dies with its disk; on
+    b the same game is restored from its save."""
+    pg, conf = playground(tmp_path, bindir)
+    made = []
+    try:
+        for node in ("a", "b"):
+            d = Daemon(bindir, tmp_path / node,
+                       extra=["--config", conf, "--node", node, "--lease-ttl-ms", TTL_MS,
+                              "--lease-renew-ms", RENEW_MS])
+            if made:
+                d.db_url = made[0].db_url
+                d.argv[d.argv.index("--db") + 1] = made[0].db_url
+            made.append(d.start())
+        a, b = made
+        name = unique_name("nh")
+        t = clients(a.port)
+        start_nethack(t, name)
+        settle(t)
+        t.play_keys("s" * 5)
+        settle(t)
+        t.send("S")
+        t.wait_for("Really save?")
+        t.send("y")
+        shown(t, "was saved", timeout=20)
+        end = time.time() + 15
+        while True:
+            rows = a.db_rows("SELECT f.path FROM hosted_files f JOIN users u ON u.id = f.user "
+                             "WHERE u.name = ? AND f.game = 'nethack'", name)
+            paths = sorted(r[0] for r in rows)
+            if any(p.startswith("playground/save/") for p in paths):
+                break
+            assert time.time() < end, paths
+            time.sleep(0.3)
+        machine_gone(a)
+        q, text = back_on(clients, b, name, "", said=("still runs", "Shall I pick", "Restoring",
+                                                      "welcome back"))
+        assert "Shall I pick" not in text, text
+        b.wait_log(rf"hosted files restored user={name} game=nethack gen=\d+ from=a")
+    finally:
+        for d in made:
+            if d.alive():
+                d.stop_clean()
