@@ -256,6 +256,35 @@ static void schedule(hostcopy_t *hc)
     uv_timer_start(&hc->timer, on_timer, hc->ending || due <= now ? 0 : due - now, 0);
 }
 
+/* A copy's store, said in the log when it did not happen. */
+typedef struct {
+    char player[32], game[GAMECFG_ID_MAX + 1];
+} put_t;
+
+static void on_put(void *ud, int status, int64_t id)
+{
+    put_t *p = ud;
+    (void)id;
+    if (status == DB_ENOTFOUND)
+        log_warn("hosted files of user=%s game=%s not stored: another node holds them now",
+                 p->player, p->game);
+    else if (status != DB_OK)
+        log_warn("hosted files of user=%s game=%s not stored: %d", p->player, p->game, status);
+    free(p);
+}
+
+/* user's files of the game stored (rows NULL: over copy-max). */
+static void put(hostcopy_t *hc, const db_hosted_file_t *rows, size_t n, int64_t bytes)
+{
+    put_t *p = malloc(sizeof *p);
+    if (p) {
+        snprintf(p->player, sizeof p->player, "%s", hc->player);
+        snprintf(p->game, sizeof p->game, "%s", hc->g->id);
+    }
+    db_hosted_files_put(hc->srv->db, hc->user, hc->g->id, hc->srv->cfg.node, (int64_t)time(NULL),
+                        rows, n, bytes, p ? on_put : NULL, p);
+}
+
 static uint64_t checksum(const void *p, size_t len)
 {
     uLong a = adler32(0L, Z_NULL, 0), c = crc32(0L, Z_NULL, 0);
@@ -291,8 +320,7 @@ static void store(hostcopy_t *hc, const void *p, size_t len)
         rows[k++].len = f.len;
     }
     if (rows && got >= 0) {
-        db_hosted_files_put(hc->srv->db, hc->user, hc->g->id, hc->srv->cfg.node,
-                            (int64_t)time(NULL), rows, k, (int64_t)len, NULL, NULL);
+        put(hc, rows, k, (int64_t)len);
         hc->sum = sum;
     }
     free(rows);
@@ -307,8 +335,7 @@ static void over_cap(hostcopy_t *hc, const char *err)
     hc->sum = 0;
     log_warn("hosted files over copy-max user=%s game=%s (%llu MB): %s: not copied", hc->player,
              hc->g->id, (unsigned long long)(hc->g->copy_bytes >> 20), err);
-    db_hosted_files_put(hc->srv->db, hc->user, hc->g->id, hc->srv->cfg.node, (int64_t)time(NULL),
-                        NULL, 0, -1, NULL, NULL);
+    put(hc, NULL, 0, -1);
 }
 
 static void on_read(int fd, const char *note, const char *err, void *ud)

@@ -234,3 +234,27 @@ def test_nethack_goes_on_at_another_node(bindir, tmp_path, clients):
         for d in made:
             if d.alive():
                 d.stop_clean()
+
+
+def test_a_node_that_no_longer_holds_the_files_stores_none(pair, clients):
+    """Once another node claimed a player's set (it started the game there:
+    this node was cut off, say), this node's copies change nothing: the
+    newer files there are never overwritten by older ones from here."""
+    a, _ = pair
+    name = unique_name("hc")
+    p = play(clients, a, name, register=True)
+    p.wait_for("nothing saved")
+    p.send("a")
+    p.wait_for("state: [a]")
+    gen, _, _ = copied(a, name, "save/state", b"a")
+    a.db_write(("UPDATE hosted_file_sets SET node = 'b' WHERE user = (SELECT id FROM users "
+                "WHERE name = ?)", (name,)))
+    time.sleep(2.2)  # past the last copy's interval
+    p.send("b")
+    p.wait_for("state: [ab]")
+    a.wait_log(rf"hosted files of user={name} game=saver not stored: another node holds them")
+    assert file_set(a, name) == (gen, "b", file_set(a, name)[2])
+    rows = a.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                     "WHERE u.name = ? AND f.path = 'save/state'", name)
+    assert [bytes(r[0]) for r in rows] == [b"a"]
+    p.send("q")
