@@ -979,13 +979,41 @@ static entry_t *entry_of(peers_t *p, int64_t game, int64_t user, const char *pla
     return e;
 }
 
-/* Row r of another node's live game: listed, or its entry brought up to date. */
+/* m's game now runs on node: its watchers stay, its frames come from
+ * node from now on (a keyframe first), asked there as at a first watcher
+ * (one still looking for its holder asks the one it finds). */
+static void mirror_moved(mirror_t *m, const char *node)
+{
+    if (!m->l || !strcmp(m->l->name, node))
+        return;
+    mirror_unwatch(m);
+    m->asked = true;
+    link_t *l = link_named(m->p, node);
+    if (!l)
+        l = link_connect(m->p, node);
+    if (!l) {
+        mirror_drop(m, "That game's server cannot be reached from here.");
+        return;
+    }
+    log_info("peer watch game=%lld moved to %s", (long long)m->s->game_id, node);
+    mirror_ask(m, l);
+}
+
+/* Row r of another node's live game: listed, or its entry brought up to
+ * date. One that moved to another node gets its mirror at this read: the
+ * pause after a dropped mirror (remote_free) is for the node that dropped
+ * it, not for the game's new one, whose watchers were told it went. */
 static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
 {
     entry_t *e = entry_of(p, r->g.id, r->g.user, r->g.player);
     if (!e)
         return NULL;
+    bool moved = e->st.node[0] && strcmp(e->st.node, r->node);
+    if (moved)
+        e->retry = 0;
     pgame_of(&e->st, r);
+    if (moved && e->m)
+        mirror_moved(e->m, r->node);
     node_seen(p, r->node);
     entry_sum(p, e);
     if (e->m)

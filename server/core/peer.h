@@ -36,7 +36,11 @@
  * the number of watchers here. More than cfg.peer_queue bytes queued to a
  * node: its games' changes are skipped and each gets a keyframe once the
  * queue drains. A node that goes away (or sends bad input: closed) takes
- * its mirrors with it: their watchers are told and go back to the menu.
+ * its mirrors with it: their watchers are told and go back to the menu,
+ * and each game is listed again at the first read naming its new node.
+ * A watched game whose lease moves to a third node while its old one
+ * lives (its player logged in there) is asked of the new node: its
+ * watchers here stay and get the new node's keyframe.
  * HELLO carries this build's version (peerwire.h): a node answers one
  * without it likewise, and one that hangs up on a call with it (a build
  * before versions) is called again at once without, its mirrors moved.

@@ -1,0 +1,132 @@
+"""A watched game that moves to a third node is listed again at once:
+nodes a, b and c on one PostgreSQL schema (WARREN_DB=pg only), each
+streaming to the others. A player plays at a, a watcher at b watches the
+game through a's stream; then a dies and c resumes the game when its
+player comes back there. b's copy of a's game goes and its watcher is
+told; b lists the game again, now c's, at its next read of the other
+nodes' games (once a second) that names c, not three reads after its
+copy went (the pause a copy dropped by its own node waits out), and the
+watcher watches it through c's stream. A game a lets go to c alive
+(its player logged in at c) is not dropped at b at all: b asks c for it
+and its watchers watch on."""
+import re
+import signal
+import time
+
+import pytest
+
+from harness import ON_PG, Daemon, free_port
+from test_watch_nodes import SECRET, same_rows, watch_from_list
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+NAMES = ("a", "b", "c")
+# b reads the others' games once a second: the game is listed within
+# about one read after c holds it; three reads after its copy went took
+# 2 s at least
+LISTED_WITHIN_S = 1.7
+
+
+@pytest.fixture
+def trio(bindir, tmp_path):
+    """Nodes a, b and c on one schema, each naming the others' peer
+    addresses; leases lapse 1.5 s after a node's last renewal."""
+    ports = {n: free_port() for n in NAMES}
+    made = []
+    for name in NAMES:
+        others = ",".join(f"{o}=127.0.0.1:{ports[o]}" for o in NAMES if o != name)
+        d = Daemon(bindir, tmp_path / name, http=True,
+                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{ports[name]}",
+                          "--peers", others, "--peer-secret", SECRET,
+                          "--lease-ttl-ms", "1500", "--lease-renew-ms", "400"])
+        if made:
+            d.db_url = made[0].db_url
+            d.argv[d.argv.index("--db") + 1] = made[0].db_url
+        made.append(d.start())
+    yield made
+    for d in made:
+        if d.alive():
+            d.stop_clean()
+
+
+def until_listed(w, name, timeout=15):
+    """w, at b's menu, opens the watch list every 0.1 s until name's game
+    is listed (left at the list); the seconds it took."""
+    t0 = time.monotonic()
+    while True:
+        w.send("w")
+        text = w.wait_for("Live games")
+        if re.search(rf"^\s*[a-z]\) {name}\b", text, re.M):
+            return time.monotonic() - t0
+        assert time.monotonic() - t0 < timeout, f"{name} never listed again:\n{text}"
+        w.send("q")
+        w.wait_for("Your choice")
+        time.sleep(0.1)
+
+
+def watched_at_b(trio, clients, player, watcher):
+    a, b, _ = trio
+    p = clients(a.port).connected()
+    p.register(player)
+    p.random_character(player)
+    w = clients(b.port).connected()
+    w.register(watcher)
+    watch_from_list(w, player)
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    same_rows(p, w)
+    return p, w
+
+
+def watch_again(trio, p2, w, player, told):
+    """The watcher, told (text on its screen), finds the game listed at b
+    soon after c holds it, picks it and sees c's rows."""
+    _, b, c = trio
+    w.wait_for(told)
+    w.send(" ")
+    w.wait_for("Your choice")
+    c.wait_log(rf"attach user={player} ")
+    took = until_listed(w, player)
+    assert took < LISTED_WITHIN_S, f"listed at b {took:.2f} s after c held it"
+    w.send("q")
+    w.wait_for("Your choice")
+    watch_from_list(w, player)
+    c.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    p2.send("s")
+    same_rows(p2, w)
+    assert b.alive() and c.alive()
+
+
+def test_a_game_taken_over_at_a_third_node_stays_watched(trio, clients):
+    """a lets the game go to c, alive: b's watcher is not sent away, b asks
+    c for the game and the watcher sees c's rows, key by key."""
+    a, b, c = trio
+    p, w = watched_at_b(trio, clients, "tove", "walt")
+    p2 = clients(c.port).connected()
+    p2.login("tove")
+    p2.send("p")  # c asks a for the game, a lets it go
+    p.wait_for("Your game moved to another connection")
+    c.wait_log(r"attach user=tove ")
+    b.wait_log(r"peer watch game=\d+ moved to c")
+    c.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    for key in "ss":
+        p2.send(key)
+        same_rows(p2, w)
+    assert "Watching tove" in w.text()
+    assert a.alive() and b.alive() and c.alive()
+
+
+def test_a_game_resumed_at_a_third_node_after_a_died_is_listed_again(trio, clients):
+    a, _, c = trio
+    _, w = watched_at_b(trio, clients, "ulla", "vera")
+    a.kill(signal.SIGKILL)
+    p2 = clients(c.port).connected()
+    p2.login("ulla")
+    end = time.time() + 15
+    p2.send("p")
+    while "ulla the " not in p2.text():  # a's lease lapses first
+        assert time.time() < end, p2.text()
+        p2.pump(quiet=0.3, limit=0.5)
+        if "another server" in p2.text():
+            p2.send(" ")
+            p2.wait_for("Your choice")
+            p2.send("p")
+    watch_again(trio, p2, w, "ulla", "went away")
