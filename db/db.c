@@ -14,7 +14,7 @@
 #include "db_internal.h"
 
 #define DB_READERS     2
-#define DB_WRITERS     2 /* PostgreSQL's; SQLite has one */
+#define DB_WRITERS     3 /* PostgreSQL's; SQLite has one */
 /* A batch written beside another (overlap) holds at most this many ops,
  * and overlaps one of at most this many: the games are compared pair by
  * pair under the queue's lock. */
@@ -81,8 +81,8 @@ typedef struct db_core {
     int handles; /* open handles (db_open, db_attach, less db_close) */
     pthread_t writers[DB_WRITERS];
     db_writer_arg_t wargs[DB_WRITERS];
-    int nwriters;            /* started */
-    db_conn_t wconn, wconn2; /* the writers' (wconn2: PostgreSQL's second) */
+    int nwriters;                           /* started */
+    db_conn_t wconn, wmore[DB_WRITERS - 1]; /* the writers' (wmore: PostgreSQL's others) */
     /* Batches being written (wmu): each writer's until its answers are
      * posted. */
     db_busy_t busy[DB_WRITERS];
@@ -677,14 +677,35 @@ static bool takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int n
     return true;
 }
 
+/* The batches the writers other than me are writing, as one (wmu held):
+ * NULL when none is; any when one holds a write whose game is not said,
+ * or together more games than a busy set holds. */
+static const db_busy_t *others_busy(const db_core_t *db, int me, db_busy_t *out)
+{
+    *out = (db_busy_t){.on = false};
+    for (int i = 0; i < DB_WRITERS; i++) {
+        const db_busy_t *o = &db->busy[i];
+        if (i == me || !o->on)
+            continue;
+        out->on = true;
+        out->any |= o->any || out->n + o->n > DB_OVERLAP_MAX;
+        for (int k = 0; k < o->n && !out->any; k++)
+            out->games[out->n++] = o->games[k];
+    }
+    return out->on ? out : NULL;
+}
+
 /* What writer me takes from the queue (wmu held; see db_left_t): beside
- * a batch being written, at most DB_OVERLAP_MAX journal appends apart
- * from it (PostgreSQL then flushes both commits together, or this one
- * right after the other's flush instead of after its round trip too). */
+ * the batches being written, at most DB_OVERLAP_MAX journal appends apart
+ * from them (PostgreSQL then flushes the commits together, or this one
+ * right after another's flush instead of after its round trip too). A
+ * third writer lets a key's append go while a game start's batch and
+ * another batch of appends are both in their commit. */
 static db_list_t take(db_core_t *db, int me)
 {
     db_list_t b = {NULL, NULL};
-    const db_busy_t *other = db->busy[!me].on ? &db->busy[!me] : NULL;
+    db_busy_t busy;
+    const db_busy_t *other = others_busy(db, me, &busy);
     if (other && other->any)
         return b;
     db_left_t l = {.n = 0};
@@ -1309,8 +1330,9 @@ static void core_free(db_core_t *db)
         db_ids_give_back(&db->ids, &db->wconn);
     if (db->wconn.be)
         conn_close(&db->wconn);
-    if (db->wconn2.be)
-        conn_close(&db->wconn2);
+    for (int i = 0; i < DB_WRITERS - 1; i++)
+        if (db->wmore[i].be)
+            conn_close(&db->wmore[i]);
     db_ids_destroy(&db->ids);
     sqlite3_close(db->ckh);
     db_file_close(&db->file, db->fenced); /* after every connection: earlier drops their locks */
@@ -1329,7 +1351,9 @@ static void core_free(db_core_t *db)
 
 static int start_threads(db_core_t *db, char *err, size_t errlen)
 {
-    db_conn_t *conns[DB_WRITERS] = {&db->wconn, &db->wconn2};
+    db_conn_t *conns[DB_WRITERS] = {&db->wconn};
+    for (int i = 1; i < DB_WRITERS; i++)
+        conns[i] = &db->wmore[i - 1];
     for (int i = 0; i < DB_WRITERS && conns[i]->be; i++) {
         db->wargs[i] = (db_writer_arg_t){db, conns[i], i, ""};
         if (pthread_create(&db->writers[i], NULL, writer_main, &db->wargs[i]) != 0) {
@@ -1436,10 +1460,11 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
      * and programs (COPY ... PROGRAM); unknown when the query fails */
     if (db_pg_query_text(&db->wconn, ROLE_RISK_SQL, out->role_risk, sizeof out->role_risk) != DB_OK)
         out->role_risk[0] = 0;
-    /* a second writer: a batch of journal appends is written beside the
+    /* more writers: batches of journal appends are written beside the
      * one in flight (writer_main) instead of after it */
-    if (db_pg_connect(&db->wconn2, db->path, false, err, errlen) != DB_OK)
-        return DB_ERR;
+    for (int i = 0; i < DB_WRITERS - 1; i++)
+        if (db_pg_connect(&db->wmore[i], db->path, false, err, errlen) != DB_OK)
+            return DB_ERR;
     for (int i = 0; i < DB_READERS; i++)
         if (db_pg_connect(&db->rconn[i], db->path, true, err, errlen) != DB_OK)
             return DB_ERR;

@@ -181,7 +181,7 @@ typedef struct {
     uint64_t reads;     /* read requests run */
     uint64_t pending;   /* operations queued or running, not yet called back */
     uint64_t ckpt_asks; /* times the writer woke the checkpointer thread */
-    uint64_t overlaps;  /* batches begun beside another (PostgreSQL's second writer) */
+    uint64_t overlaps;  /* batches begun beside another (PostgreSQL's other writers) */
 } db_stats_t;
 
 /* Callbacks. status is DB_OK or DB_E*. */

@@ -267,6 +267,75 @@ START_TEST(group_commit_one_transaction_per_turn)
 }
 END_TEST
 
+static void stop_loop(uv_timer_t *t)
+{
+    uv_stop(t->loop);
+}
+
+/* The loop run for ms, whatever is pending. */
+static void run_for(fx_t *f, uint64_t ms)
+{
+    uv_timer_t t;
+    uv_timer_init(&f->loop, &t);
+    uv_timer_start(&t, stop_loop, ms, 0);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&t, NULL);
+    uv_run(&f->loop, UV_RUN_NOWAIT);
+}
+
+/* PostgreSQL: two batches of keys are each in their commit, held (another
+ * connection inserted their rows first and has not committed): a third
+ * game's key is written beside them and answered, not after them. Then
+ * the others are let go, and answered too. */
+START_TEST(a_key_is_written_while_two_batches_are_held)
+{
+    fx_t f;
+    fx_open(&f);
+    if (!*fx_pg()) {
+        fx_close(&f);
+        return;
+    }
+    int64_t g[3];
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "held%d", i);
+        g[i] = make_game(&f, make_user(&f, name), (uint64_t)i + 1);
+        db_journal_append(f.db, g[i], 1, (const uint8_t *)"a", 1, 5, NULL, NULL);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    PGconn *lk = PQconnectdb(f.path);
+    ck_assert_int_eq(PQstatus(lk), CONNECTION_OK);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "BEGIN; INSERT INTO journal(game, seq, keys) VALUES (%lld, 2, 'x'), (%lld, 2, 'x')",
+             (long long)g[0], (long long)g[1]);
+    PGresult *r = PQexec(lk, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(lk));
+    PQclear(r);
+    fx_done_t d[3] = {{0}};
+    for (int i = 0; i < 3; i++) { /* each its own batch, taken before the next */
+        db_journal_append(f.db, g[i], 2, (const uint8_t *)"b", 1, 5, fx_on_done, &d[i]);
+        db_flush(f.db);
+        run_for(&f, i < 2 ? 300 : 0);
+    }
+    for (int waited = 0; !d[2].calls && waited < 3000; waited += 50)
+        run_for(&f, 50);
+    ck_assert_int_eq(d[0].calls + d[1].calls, 0); /* still held */
+    ck_assert_msg(d[2].calls == 1, "the third key waited for the held batches");
+    ck_assert_int_eq(d[2].status, DB_OK);
+    r = PQexec(lk, "ROLLBACK");
+    PQclear(r);
+    PQfinish(lk);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(d[i].calls, 1);
+        ck_assert_int_eq(d[i].status, DB_OK);
+    }
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM journal WHERE seq = 2"), 3);
+    fx_close(&f);
+}
+END_TEST
+
 /* When each write was answered, on one clock: its place in the order. */
 typedef struct {
     int *clock;
@@ -1617,6 +1686,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, open_migrates_and_reopens);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, a_key_goes_ahead_of_game_starts_queued_before_it);
+    tcase_add_test(tc, a_key_is_written_while_two_batches_are_held);
     tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, two_loops_share_one_database);
     tcase_add_test(tc, journal_order_and_duplicates);
