@@ -159,6 +159,11 @@ struct peers {
     uint64_t sum_hash; /* of the last one given */
     int sum_beats;     /* heartbeats since */
     bool sum_given;
+    /* a node went away under watched games: the list is read every
+     * SOON_MS until soon_until (uv_now), so each game is listed again
+     * soon after another node resumed it, not up to a second after */
+    uv_timer_t soon;
+    uint64_t soon_until;
 };
 
 static const backend_ops_t backend_remote;
@@ -1275,12 +1280,11 @@ static void on_nodes(void *ud, int status, const char *names, size_t len)
     }
 }
 
-void peer_tick(server_t *home)
+/* The list read again (changes since the last read, the other nodes'
+ * liveness), unless a read is in flight. */
+static void list_read(peers_t *p)
 {
-    peers_t *p = home->peer;
-    if (!p || p->stopped || home->stopping)
-        return;
-    links_sweep(p, false);
+    server_t *home = p->home;
     if (p->listing)
         return;
     p->listing = true;
@@ -1296,6 +1300,39 @@ void peer_tick(server_t *home)
     }
     if (p->reads % PRUNE_EVERY == 0)
         db_peer_prune(home->db, TOMBSTONE_MS, NULL, NULL);
+}
+
+void peer_tick(server_t *home)
+{
+    peers_t *p = home->peer;
+    if (!p || p->stopped || home->stopping)
+        return;
+    links_sweep(p, false);
+    list_read(p);
+}
+
+#define SOON_MS      200  /* between two reads after a node went away */
+#define SOON_PAST_MS 2000 /* read so past its leases' lapse */
+
+static void on_soon(uv_timer_t *t)
+{
+    peers_t *p = t->data;
+    if (p->stopped || p->home->stopping || uv_now(t->loop) >= p->soon_until)
+        uv_timer_stop(t);
+    else
+        list_read(p);
+}
+
+/* A node went away with games watched here: their new nodes resume them
+ * once its leases lapse; the list is read every SOON_MS until a while
+ * after that. */
+static void list_soon(peers_t *p)
+{
+    if (p->stopped)
+        return;
+    p->soon_until = uv_now(p->home->loop) + (uint64_t)p->home->cfg.lease_ttl_ms + SOON_PAST_MS;
+    if (!uv_is_active((uv_handle_t *)&p->soon))
+        uv_timer_start(&p->soon, on_soon, SOON_MS, SOON_MS);
 }
 
 void peer_stats(const server_t *home, peer_stats_t *st)
@@ -1435,11 +1472,16 @@ static void link_close(link_t *l, const char *why)
         if (i >= 0)
             feed_drop_sub(p, f, i);
     }
+    bool watched = false;
     LIST_EACH (it, &p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
-        if (m->l == l)
+        if (m->l == l) {
+            watched = true;
             mirror_drop(m, "The server running that game went away.");
+        }
     }
+    if (watched)
+        list_soon(p);
     list_remove(&l->node);
     if (l->pending)
         p->npending--;
@@ -1765,6 +1807,8 @@ int peer_start(server_t *home)
     hmap_init(&p->entry_by_game);
     buf_init(&p->out);
     buf_init(&p->sum);
+    uv_timer_init(home->loop, &p->soon);
+    p->soon.data = p;
     home->peer = p;
     if (!cfg->peer_listen[0])
         return 0;
@@ -1790,6 +1834,7 @@ void peer_stop(server_t *home)
     if (!p || p->stopped)
         return;
     p->stopped = true;
+    uv_close((uv_handle_t *)&p->soon, NULL);
     if (p->lis)
         listener_close(p->lis);
     p->lis = NULL;
@@ -1815,6 +1860,10 @@ void peer_free(server_t *home)
         free(p->nodes[i].sum);
     buf_free(&p->out);
     buf_free(&p->sum);
+    if (!uv_is_closing((uv_handle_t *)&p->soon)) { /* never stopped: a start that failed */
+        uv_close((uv_handle_t *)&p->soon, NULL);
+        uv_run(home->loop, UV_RUN_NOWAIT);
+    }
     free(p);
     home->peer = NULL;
 }

@@ -36,8 +36,10 @@
  * the number of watchers here. More than cfg.peer_queue bytes queued to a
  * node: its games' changes are skipped and each gets a keyframe once the
  * queue drains. A node that goes away (or sends bad input: closed) takes
- * its mirrors with it: their watchers are told and go back to the menu,
- * and each game is listed again at the first read naming its new node.
+ * its mirrors with it: their watchers are told and go back to the menu;
+ * the list is then read every 0.2 s until a while past its leases'
+ * lapse, and each game is listed again at the first read naming its new
+ * node (another node resumed it).
  * A watched game whose lease moves to a third node while its old one
  * lives (its player logged in there) is asked of the new node: its
  * watchers here stay and get the new node's keyframe.
