@@ -144,3 +144,63 @@ def test_socket_closed_to_other_users(world):
                        timeout=20, env={"SSH_CONNECTION": "192.0.2.9 1 127.0.0.1 22"})
     assert r.returncode == 1 and "permission denied" in r.stderr, r.stderr
     assert "192.0.2.9" not in world["daemon"].log()
+
+
+def test_client_environment_never_reaches_the_forced_command(bindir):
+    """An operator's global `AcceptEnv *` (below the snippet's Include, as
+    Debian's AcceptEnv LANG LC_* is) passes nothing the client sends with
+    SetEnv to the game account's forced command: not LD_PRELOAD, not
+    WARREN_SOCKET. The forced command here prints its environment."""
+    top = pathlib.Path(tempfile.mkdtemp(prefix="warren-sshenv-", dir="/tmp"))
+    os.chmod(top, 0o755)
+    user = unique_name("we")[:30]
+    subprocess.run(["useradd", "-m", "-d", str(top / "home"), "-s", "/bin/sh", user], check=True)
+    subprocess.run(["passwd", "-d", user], check=True, capture_output=True)
+    sshd = None
+    try:
+        text = make_snippet(user, "/usr/bin/env", "x")
+        text = text.replace("ForceCommand /usr/bin/env --ssh --socket x", "ForceCommand /usr/bin/env")
+        (top / "warren.conf").write_text(text)
+        os.makedirs("/run/sshd", exist_ok=True)
+        hostkey = top / "ssh_host_ed25519_key"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey)], check=True)
+        port = free_port()
+        conf = top / "sshd_config"
+        conf.write_text(
+            "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\nUsePAM yes\n"
+            "Include %s/warren.conf\nAcceptEnv *\nPermitUserEnvironment yes\n"
+            % (port, hostkey, top, top))
+        check = subprocess.run([sbin("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr
+        sshlog = open(top / "sshd.log", "wb")
+        sshd = subprocess.Popen([sbin("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
+                                stderr=sshlog)
+        sshlog.close()
+        end = time.time() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.time() < end and sshd.poll() is None, (top / "sshd.log").read_text()
+                time.sleep(0.05)
+        r = subprocess.run(
+            ["/usr/bin/ssh", "-F", "/dev/null", "-p", str(port), "-T",
+             "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+             "-o", "PubkeyAuthentication=no", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
+             "-o", "SetEnv=LD_PRELOAD=/nonexistent/evil.so WARREN_SOCKET=/tmp/evil.sock "
+                   "WARREN_PROBE=1",
+             "%s@127.0.0.1" % user], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=30)
+        # the forced command ran (its environment printed) ...
+        assert r.returncode == 0 and "SSH_CONNECTION=" in r.stdout, (r.stdout, r.stderr,
+                                                                    (top / "sshd.log").read_text())
+        # ... with none of the client's variables
+        for name in ("LD_PRELOAD", "WARREN_SOCKET", "WARREN_PROBE"):
+            assert name not in r.stdout, r.stdout
+    finally:
+        if sshd:
+            sshd.terminate()
+            sshd.wait(10)
+        subprocess.run(["userdel", "-r", user], capture_output=True)
+        shutil.rmtree(top, ignore_errors=True)
