@@ -53,6 +53,9 @@ typedef struct {
                    size_t len, hooks_rc_fn *fn, void *ud, char *err, size_t errlen);
 } hooks_hosted_t;
 
+/* How web logins ended at another node (hooks_t.logins_ended). */
+typedef enum { HOOKS_LOGOUT, HOOKS_PASSWD, HOOKS_LOGINS } hooks_logins_t;
+
 typedef struct hooks {
     /* ---- providers: screens (screens/menu.c) ---- */
     /* A terminal here (not a relay's stand-in, not on its way elsewhere:
@@ -108,6 +111,10 @@ typedef struct hooks {
     /* Home: an account's password changed; its web sessions other than
      * keep_hash's (NULL: all) end (web/webgw.c). */
     void (*password_changed[HOOKS_MAX])(server_t *srv, int64_t user_id, const char *keep_hash);
+    /* Home: another node ended web logins (notify.h's NOTIFY_LOGOUT,
+     * NOTIFY_PASSWD, NOTIFY_LOGINS as how, with the event's a and b):
+     * their websockets here close (web/webgw.c). */
+    void (*logins_ended[HOOKS_MAX])(server_t *home, hooks_logins_t how, int64_t a, int64_t b);
     /* Home: mail was left for an account (a terminal at the menu shows
      * it); user_id 0: for anyone (mail may have come unheard). */
     void (*mail_left[HOOKS_MAX])(server_t *srv, int64_t user_id);

@@ -55,6 +55,9 @@ typedef void (*notify_ev_fn)(server_t *home, const notify_event_t *ev);
 static void chat_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_asked(server_t *home, const notify_event_t *ev);
+static void logout_heard(server_t *home, const char *to, int64_t a, int64_t b);
+static void passwd_heard(server_t *home, const char *to, int64_t a, int64_t b);
+static void logins_heard(server_t *home, const char *to, int64_t a, int64_t b);
 
 /* How long the sender's outbox keeps an event of a kind whose write
  * fails (ms from when it was sent, on the loop's monotonic clock: the
@@ -66,7 +69,9 @@ static void chat_off_asked(server_t *home, const notify_event_t *ev);
  * off someone who came back after it (a ban keeps one off). An end and
  * its answer matter while the asker waits (NODEEND_WAIT_MS): past that
  * the administrator was told there was no answer. A chat line answers
- * what a game shows: 15 s late it reads out of place. None is over
+ * what a game shows: 15 s late it reads out of place. A login's end
+ * (a logout, a password changed, logins past the cap) closes websockets
+ * of a session gone for good: as late as it comes, still right. None is over
  * DB_EVENTS_RESEND_MS, under what the log keeps its rows
  * (DB_EVENTS_KEEP_MS), so an event written again still finds its first
  * row (its key) if that one committed, and is not applied twice. */
@@ -105,6 +110,9 @@ static const struct {
     {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, KEEP_READ_AGAIN_MS, 0},
     {NOTIFY_END, NULL, nodeend_asked, false, NODEEND_WAIT_MS, 0},
     {NOTIFY_ENDED, NULL, nodeend_answered, false, NODEEND_WAIT_MS, 0},
+    {NOTIFY_LOGOUT, logout_heard, NULL, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_PASSWD, passwd_heard, NULL, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_LOGINS, logins_heard, NULL, false, KEEP_READ_AGAIN_MS, 0},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
@@ -770,6 +778,29 @@ static void chat_off_read_again(server_t *home)
     }
     notify_send(home, NOTIFY_CHAT_ASK, "*", 0, 0);
     chat_off_resay(home, "*");
+}
+
+/* ---- web logins ended elsewhere --------------------------------------------------- */
+
+static void logout_heard(server_t *home, const char *to, int64_t a, int64_t b)
+{
+    (void)to;
+    if (b > 0)
+        HOOKS_CALL(home->hooks->logins_ended, home, HOOKS_LOGOUT, a, b);
+}
+
+static void passwd_heard(server_t *home, const char *to, int64_t a, int64_t b)
+{
+    (void)to;
+    if (a > 0 && b >= 0)
+        HOOKS_CALL(home->hooks->logins_ended, home, HOOKS_PASSWD, a, b);
+}
+
+static void logins_heard(server_t *home, const char *to, int64_t a, int64_t b)
+{
+    (void)to;
+    if (a > 0)
+        HOOKS_CALL(home->hooks->logins_ended, home, HOOKS_LOGINS, a, b);
 }
 
 /* ---- reading the log ------------------------------------------------------------- */

@@ -91,6 +91,11 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 #define NOTIFY_CHAT_ASK  "chatask"   /* a node listening again asks which games have chat off */
 #define NOTIFY_END       "end"   /* a: game, b: account; the administrator ends it (nodeend.h) */
 #define NOTIFY_ENDED     "ended" /* a: game asked of, b: 1 ended, 0 no such game here */
+/* Web logins ended at another node (hooks.h's logins_ended); a login's
+ * key is its session's (webgw_login_key), never the cookie nor its hash. */
+#define NOTIFY_LOGOUT    "logout" /* b: the key of a login that logged out */
+#define NOTIFY_PASSWD    "passwd" /* a: account whose password changed, b: key of the login kept */
+#define NOTIFY_LOGINS    "logins" /* a: account whose logins past the cap were deleted */
 
 #define NOTIFY_TEXT_MAX 200 /* bytes of a chat line's text (chat.h's CHAT_MAX) */
 

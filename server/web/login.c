@@ -35,6 +35,7 @@ typedef struct {
     char next[128];
     char token[48];
     char hash[65];        /* a logout's session (its token's hash), "" none */
+    int64_t user_id;      /* a login's account */
     char ip[64], key[64]; /* the client's address, and its key (addrkey.h) */
 } auth_req_t;
 
@@ -170,6 +171,7 @@ static void on_session_made(void *ud, int status, int64_t id)
         reply_form(ar->g, ar->id, 500, ar->reg,
                    "The server could not log you in. Please try again.", ar->name, ar->next);
     } else {
+        webgw_login_made(ar->g->srv, ar->user_id); /* sessions past the cap end */
         char cookie[160], to[sizeof ar->next + 16];
         cookie_value(cookie, sizeof cookie, ar->token, ar->https);
         /* a new account: the page it lands on says it was made (site.c) */
@@ -221,6 +223,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     sodium_memzero(raw, sizeof raw);
     char h[65];
     webgw_token_hash(ar->token, h);
+    ar->user_id = u->id;
     db_session_create(g->srv->db, h, u->id, webgw_unix_now() + COOKIE_DAYS * 86400, on_session_made,
                       ar);
 }

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "logcap.h"
 #include "menu.h"
+#include "notify.h"
 #include "ratelimit.h"
 #include "relay.h"
 #include "server.h"
@@ -1026,10 +1027,24 @@ void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
     }
 }
 
-/* Closes the account's websockets but those opened with keep_hash, or
- * (user_id 0) those opened with only_hash; n of them. */
-static int close_socks(server_t *srv, int64_t user_id, const char *keep_hash, const char *only_hash,
-                       const char *msg, const char *why)
+int64_t webgw_login_key(const char *hash)
+{
+    char digits[16];
+    if (!hash || strlen(hash) < sizeof digits - 1)
+        return 0;
+    memcpy(digits, hash, sizeof digits - 1);
+    digits[sizeof digits - 1] = '\0';
+    return strtoll(digits, NULL, 16); /* 60 bits: positive */
+}
+
+/* Which websockets close_socks closes: the account's (only 0) but those
+ * of the login kept (a key, 0 none), or (only) those of one login. */
+typedef struct {
+    int64_t user_id, keep, only;
+    const char *msg, *why;
+} pick_t;
+
+static int close_socks(server_t *srv, const pick_t *p)
 {
     webgw_t *g = srv->web;
     int n = 0;
@@ -1038,31 +1053,89 @@ static int close_socks(server_t *srv, int64_t user_id, const char *keep_hash, co
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         conn_t *c = &ws->c;
-        bool ours = only_hash ? ws->token_hash[0] && strcmp(ws->token_hash, only_hash) == 0
-                              : c->user_id == user_id;
-        if (c->closing || !ours || !ws->wc || (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
+        int64_t key = webgw_login_key(ws->token_hash);
+        bool ours = p->only ? key == p->only : c->user_id == p->user_id;
+        if (c->closing || !ours || !ws->wc || (p->keep && key == p->keep))
             continue;
-        send_text_msg(ws, "left", msg);
-        web_close(ws->wc, 1008, why);
+        send_text_msg(ws, "left", p->msg);
+        web_close(ws->wc, 1008, p->why);
         n++;
     }
     return n;
 }
 
+#define PASSWD_MSG "Your password was changed: log in again."
+#define LOGOUT_MSG "You logged out."
+#define LOGINS_MSG "You logged in on too many browsers since: log in again."
+
 void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
 {
-    close_socks(srv, user_id, keep_hash, NULL, "Your password was changed: log in again.",
-                "password changed");
+    int64_t keep = webgw_login_key(keep_hash);
+    notify_send(srv, NOTIFY_PASSWD, "*", user_id, keep); /* its browsers at other nodes too */
+    close_socks(srv, &(pick_t){user_id, keep, 0, PASSWD_MSG, "password changed"});
 }
 
 int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
 {
-    return close_socks(srv, user_id, NULL, NULL, msg, "closed by the administrator");
+    return close_socks(srv, &(pick_t){user_id, 0, 0, msg, "closed by the administrator"});
 }
 
 int webgw_end_session(server_t *srv, const char *hash)
 {
-    return hash[0] ? close_socks(srv, 0, NULL, hash, "You logged out.", "logged out") : 0;
+    int64_t key = webgw_login_key(hash);
+    if (!key)
+        return 0;
+    notify_send(srv, NOTIFY_LOGOUT, "*", 0, key); /* its tabs at other nodes too */
+    return close_socks(srv, &(pick_t){0, 0, key, LOGOUT_MSG, "logged out"});
+}
+
+/* ---- logins past the cap -------------------------------------------------------------- */
+
+/* A websocket's login looked up again: closed when its session is gone. */
+static void on_login_checked(void *ud, int status, const db_user_t *u)
+{
+    wsock_t *ws = ud;
+    conn_t *c = &ws->c;
+    bool gone = status == DB_ENOTFOUND || (status == DB_OK && (!u || u->id != c->user_id));
+    if (gone && !c->closing && ws->wc) {
+        send_text_msg(ws, "left", LOGINS_MSG);
+        web_close(ws->wc, 1008, "login ended");
+    }
+    conn_unref(c);
+}
+
+/* The account's websockets here whose session rows are gone (deleted
+ * past the cap, DB_SESSIONS_PER_USER) close: each looked up again. */
+static void check_logins(server_t *srv, int64_t user_id)
+{
+    webgw_t *g = srv->web;
+    if (!g || user_id <= 0)
+        return;
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        conn_t *c = &ws->c;
+        if (c->closing || !ws->wc || c->user_id != user_id || !ws->token_hash[0])
+            continue;
+        conn_ref(c);
+        db_session_user(srv->db, ws->token_hash, webgw_unix_now(), on_login_checked, ws);
+    }
+}
+
+void webgw_login_made(server_t *srv, int64_t user_id)
+{
+    notify_send(srv, NOTIFY_LOGINS, "*", user_id, 0);
+    check_logins(srv, user_id);
+}
+
+/* Logins another node ended (hooks_t.logins_ended). */
+static void logins_ended(server_t *srv, hooks_logins_t how, int64_t a, int64_t b)
+{
+    if (how == HOOKS_LOGOUT)
+        close_socks(srv, &(pick_t){0, 0, b, LOGOUT_MSG, "logged out"});
+    else if (how == HOOKS_PASSWD)
+        close_socks(srv, &(pick_t){a, b, 0, PASSWD_MSG, "password changed"});
+    else
+        check_logins(srv, a);
 }
 
 /* ---- start and stop ------------------------------------------------------------------- */
@@ -1165,4 +1238,5 @@ void webgw_free(server_t *srv)
 void webgw_hooks(hooks_t *h)
 {
     HOOKS_ADD(h, password_changed, webgw_revoke);
+    HOOKS_ADD(h, logins_ended, logins_ended);
 }

@@ -31,13 +31,20 @@ void webgw_tick(server_t *s);
 void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s); /* step 2, after uv_run returned */
 /* The account's password changed: its websockets opened with another web
- * session than keep (a token hash; NULL: all) are told and closed. */
+ * session than keep (a token hash; NULL: all) are told and closed, here
+ * and at other nodes. */
 void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
 /* The account's websockets are told msg and closed; returns how many. */
 int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 /* A logout: the websockets opened with that web session (a token hash)
- * are told and closed; returns how many. */
+ * are told and closed, here and at other nodes; returns how many here. */
 int webgw_end_session(server_t *s, const char *hash);
+/* A login of the account was made (its sessions past the cap deleted):
+ * its websockets whose sessions are gone close, here and at other nodes. */
+void webgw_login_made(server_t *s, int64_t user_id);
+/* A login's key across nodes (notify.h): the first 60 bits of its
+ * session's hash, 0 for none. */
+int64_t webgw_login_key(const char *hash);
 
 /* The client's pages served as templates (site.c): a route's arg. */
 enum { WEBGW_LOBBY_PAGE, WEBGW_PLAY_PAGE, WEBGW_WATCH_PAGE, WEBGW_TEMPLATES };

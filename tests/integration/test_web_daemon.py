@@ -96,6 +96,34 @@ def test_logout_closes_the_websockets_of_that_login_only(daemon):
     serving(d)
 
 
+def test_logins_past_the_cap_close_the_websockets_of_the_logins_deleted(daemon):
+    """An account keeps its newest 20 logins: a game left open with the
+    oldest is told and closed once 20 newer ones deleted its session; one
+    open with a newer login stays."""
+    d = daemon
+    tok, _, _ = register(d, "Gus")
+    time.sleep(1.1)  # a second older than the rest (sessions are ordered by the second)
+    login = lambda: Web(d.http).post("/login", f"name=Gus&password={PW}".encode()).session
+    newer = login()
+    old, kept = WS(d.http, "/ws/lobby", session=tok), WS(d.http, "/ws/lobby", session=newer)
+    for ws in (old, kept):
+        assert ws.json_until(lambda m: m["t"] == "hello")["user"] == "Gus"
+    for _ in range(19):
+        assert login()
+    left = old.json_until(lambda m: m["t"] == "left")
+    assert left["text"] == "You logged in on too many browsers since: log in again."
+    assert old.close_code() == 1008
+    kept.s.settimeout(0.2)
+    end = time.time() + 1
+    while time.time() < end:  # still open: whatever comes is no close frame
+        try:
+            assert kept.recv()[0] != 8
+        except TimeoutError:
+            pass
+    kept.close()
+    serving(d)
+
+
 def test_form_errors_and_markup_in_names_are_inert(daemon):
     d = daemon
     web = Web(d.http)
