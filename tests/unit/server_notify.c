@@ -29,6 +29,13 @@ START_TEST(events_read_whole)
     ck_assert_int_eq(notify_parse("chatask * b 0 0", &ev), 0);
     ck_assert_str_eq(ev.kind, NOTIFY_CHAT_ASK);
     ck_assert_int_eq(ev.text_len, 0);
+    /* a web login's end: its key, the first 60 bits of its session's hash */
+    ck_assert_int_eq(notify_parse("logout * a 0 1152921504606846975", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_LOGOUT);
+    ck_assert_int_eq(ev.b, 1152921504606846975LL);
+    ck_assert_int_eq(notify_parse("passwd * a 7 0", &ev), 0);
+    ck_assert_int_eq(notify_parse("logins * a 7 0", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_LOGINS);
 }
 END_TEST
 
