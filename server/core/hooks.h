@@ -113,7 +113,9 @@ typedef struct hooks {
     void (*password_changed[HOOKS_MAX])(server_t *srv, int64_t user_id, const char *keep_hash);
     /* Home: another node ended web logins (notify.h's NOTIFY_LOGOUT,
      * NOTIFY_PASSWD, NOTIFY_LOGINS as how, with the event's a and b):
-     * their websockets here close (web/webgw.c). */
+     * their websockets here close (web/webgw.c). HOOKS_LOGINS with a 0
+     * (listening again after a gap): every websocket's login is looked
+     * up again. */
     void (*logins_ended[HOOKS_MAX])(server_t *home, hooks_logins_t how, int64_t a, int64_t b);
     /* Home: mail was left for an account (a terminal at the menu shows
      * it); user_id 0: for anyone (mail may have come unheard). */

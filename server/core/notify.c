@@ -916,18 +916,20 @@ static void on_readable(uv_poll_t *p, int status, int events)
  * log at once, and what they would have changed from the rows too, for
  * a gap longer than the log keeps (DB_EVENTS_KEEP_MS): a ban or mute
  * made meanwhile holds here, an account deleted or locked is sent off,
- * mail left for someone at the menu shows and the mirrors here learn
+ * a websocket whose web login ended meanwhile closes (its session looked
+ * up again), mail left for someone at the menu shows and the mirrors here learn
  * their games' chat-off again. A kick stores nothing to read again, and
  * an end or takeover asked meanwhile was of a game whose lease lapsed
  * long before the log let it go (other nodes have it since). */
 static void catch_up(notify_t *n)
 {
     server_t *home = n->home;
-    log_info("node events: listening again; the log, bans, mutes, accounts, waiting mail and "
-             "chat-off read again");
+    log_info("node events: listening again; the log, bans, mutes, accounts, web logins, waiting "
+             "mail and chat-off read again");
     read_soon(n);
     moderation_changed_elsewhere(home, "*", 0, 0);
     moderation_recheck_accounts(home);
+    HOOKS_CALL(home->hooks->logins_ended, home, HOOKS_LOGINS, 0, 0); /* 0: every account's */
     HOOKS_CALL(home->hooks->mail_left, home, 0);
     chat_off_read_again(home);
 }

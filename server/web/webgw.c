@@ -1066,7 +1066,7 @@ static int close_socks(server_t *srv, const pick_t *p)
 
 #define PASSWD_MSG "Your password was changed: log in again."
 #define LOGOUT_MSG "You logged out."
-#define LOGINS_MSG "You logged in on too many browsers since: log in again."
+#define LOGINS_MSG "This login has ended: log in again."
 
 void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
 {
@@ -1104,17 +1104,20 @@ static void on_login_checked(void *ud, int status, const db_user_t *u)
     conn_unref(c);
 }
 
-/* The account's websockets here whose session rows are gone (deleted
- * past the cap, DB_SESSIONS_PER_USER) close: each looked up again. */
+/* The account's websockets here (user_id 0: every account's) whose
+ * session rows are gone (deleted past the cap, DB_SESSIONS_PER_USER, or
+ * at another node while this one was not listening) close: each looked
+ * up again. */
 static void check_logins(server_t *srv, int64_t user_id)
 {
     webgw_t *g = srv->web;
-    if (!g || user_id <= 0)
+    if (!g || user_id < 0)
         return;
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         conn_t *c = &ws->c;
-        if (c->closing || !ws->wc || c->user_id != user_id || !ws->token_hash[0])
+        if (c->closing || !ws->wc || !c->user_id || (user_id && c->user_id != user_id) ||
+            !ws->token_hash[0])
             continue;
         conn_ref(c);
         db_session_user(srv->db, ws->token_hash, webgw_unix_now(), on_login_checked, ws);

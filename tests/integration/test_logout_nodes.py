@@ -4,13 +4,17 @@ closes the websockets opened at node b with that login, a password
 changed at a those of the account's other logins at b, and logins past
 the account's cap (its newest 20) those of the logins deleted; the
 node events log carries each (server/core/notify.c). Other logins, and
-other accounts, stay."""
+other accounts, stay. A node that listens again after a gap looks up the
+login of each of its websockets again: one whose session row went while
+it heard nothing closes."""
+import hashlib
 import time
 
 import pytest
 
 from harness import ON_PG, WS, Web
 from players import web_session
+from test_nodes import listeners_down
 from test_watch_nodes import pair, pair_of  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -88,5 +92,23 @@ def test_logins_past_the_cap_at_one_node_close_the_oldest_at_the_other(pair):
     oldest, newer, his = lobby(b, first, "Pia"), lobby(b, second, "Pia"), lobby(b, rolf, "Rolf")
     for _ in range(19):  # with second: 20 newer than first
         login(a, "Pia")
-    told_and_closed(oldest, "You logged in on too many browsers since: log in again.")
+    told_and_closed(oldest, "This login has ended: log in again.")
     stays_open(newer, his)
+
+
+def test_a_login_gone_while_a_node_was_not_listening_closes_there(pair):
+    """A session row deleted with no event b heard (past what the log
+    keeps): once b listens again, its websocket of that login closes; one
+    of a login still stored stays."""
+    a, b = pair
+    tok = web_session(a.http, "Sven", PW)
+    other = login(b, "Sven")
+    gone, kept = lobby(b, tok, "Sven"), lobby(b, other, "Sven")
+    digest = hashlib.blake2b(tok.encode(), digest_size=32).hexdigest()
+    assert a.db_rows("SELECT count(*) FROM sessions WHERE token_hash = ?", digest) == [(1,)]
+    a.db_write(("DELETE FROM sessions WHERE token_hash = ?", (digest,)))
+    assert a.db_rows("SELECT count(*) FROM sessions WHERE token_hash = ?", digest) == [(0,)]
+    with listeners_down(b):
+        pass
+    told_and_closed(gone, "This login has ended: log in again.")
+    stays_open(kept)

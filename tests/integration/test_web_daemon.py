@@ -111,7 +111,7 @@ def test_logins_past_the_cap_close_the_websockets_of_the_logins_deleted(daemon):
     for _ in range(19):
         assert login()
     left = old.json_until(lambda m: m["t"] == "left")
-    assert left["text"] == "You logged in on too many browsers since: log in again."
+    assert left["text"] == "This login has ended: log in again."
     assert old.close_code() == 1008
     kept.s.settimeout(0.2)
     end = time.time() + 1
