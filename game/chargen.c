@@ -151,7 +151,10 @@ int chargen_welcome_key(game_t *g, key_event_t k)
     if (k.code != ' ' && k.code != KEY_ENTER && k.code != '\n' && k.code != KEY_ESC)
         return 0;
     bool all;
-    g->msg_seen += msg_fit(g, g->msg_seen, &all);
+    if (k.code == KEY_ESC) /* the rest of the turn's messages skipped */
+        g->msg_seen = g->nmsg;
+    else
+        g->msg_seen += msg_fit(g, g->msg_seen, &all);
     if (g->msg_seen >= g->nmsg)
         g->prompt = chargen_owed(g) ? PROMPT_LEVELUP : PROMPT_NONE;
     return 0;

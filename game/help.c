@@ -93,8 +93,8 @@ int help_key(game_t *g, key_event_t k)
             g->page = (uint8_t)(1 + k.code - 'a');
         else
             help_close(g);
-    } else if (plain && (k.code == '?' || k.code == '<')) {
-        g->page = 0;
+    } else if (k.code == KEY_ESC || (plain && (k.code == '?' || k.code == '<'))) {
+        g->page = 0; /* Esc goes back one level, as ? and < do: to the topics */
     } else {
         help_close(g);
     }
@@ -151,7 +151,7 @@ static void topic_draw(const topic_t *t, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     int col = topic_column(t), y = 1;
-    screen_textf(s, 0, 0, hi, "%s (?: topics, Esc returns)", t->title);
+    screen_textf(s, 0, 0, hi, "%s (Esc: topics, q returns)", t->title);
     for (int i = 0; i < TOPIC_CMDS && t->cmds[i]; i++) {
         const cmd_t *c = cmd_labelled(t->cmds[i]);
         if (!c)

@@ -194,11 +194,17 @@ int msg_history_key(game_t *g, key_event_t k)
 }
 
 /* Any key shows the next line's worth; the prompt closes on the last (in
- * a game over, only once the last line was read: it ends on --More--). */
+ * a game over, only once the last line was read: it ends on --More--).
+ * Esc in a running game skips the rest of the turn's messages, as
+ * NetHack's does (the message history keeps them). */
 int msg_more_key(game_t *g, key_event_t k)
 {
-    (void)k;
     bool all;
+    if (k.code == KEY_ESC && g->state == GAME_RUNNING) {
+        g->msg_seen = g->nmsg;
+        g->prompt = PROMPT_NONE;
+        return 0;
+    }
     g->msg_seen += msg_fit(g, g->msg_seen, &all);
     msg_fit(g, g->msg_seen, &all);
     if (all && (g->state == GAME_RUNNING || g->msg_seen == g->nmsg))

@@ -220,19 +220,21 @@ static int seen_nouns(game_t *g, keep_fn keep, gram_noun_t out[SEEN_KINDS], int 
 
 /* Every monster that stops the walk, on one line with room for --More--
  * (MSG_WIDTH): "You see a giant newt and 2 jackals.", or at the start of
- * an exploration "Not with a kobold and a jackal in view." */
+ * an exploration "Not with a kobold and a jackal in view: fight or move by
+ * hand." */
 static void say_seen(game_t *g, keep_fn keep, bool start)
 {
-    static const char SEE[] = "You see .", NOT[] = "Not with  in view.";
+    static const char SEE[] = "You see .", NOT[] = "Not with  in view: fight or move by hand.";
     gram_noun_t nouns[SEEN_KINDS];
     int more, n = seen_nouns(g, keep, nouns, &more);
-    /* the line less " --More--" and the longer frame (sizeof counts a NUL), and a NUL */
-    char list[MSG_WIDTH - (sizeof MORE_TEXT - 1) - (sizeof NOT - 1) + 1];
-    _Static_assert(sizeof NOT >= sizeof SEE, "the list fits either frame");
-    if (!n || gram_list(list, sizeof list, nouns, n, more) <= 0)
+    /* the line less " --More--" and the frame (sizeof counts a NUL), and a NUL */
+    char list[MSG_WIDTH - (sizeof MORE_TEXT - 1) - (sizeof SEE - 1) + 1];
+    _Static_assert(sizeof NOT >= sizeof SEE, "the list buffer fits either frame");
+    size_t room = sizeof list - (start ? sizeof NOT - sizeof SEE : 0);
+    if (!n || gram_list(list, room, nouns, n, more) <= 0)
         return;
     if (start)
-        msg_add(g, "Not with %s in view.", list);
+        msg_add(g, "Not with %s in view: fight or move by hand.", list);
     else
         msg_add(g, "You see %s.", list);
 }

@@ -43,6 +43,8 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     text = t.wait_for("quit the game for good")
     for what in ("save and return to the menu", "quit the game for good"):
         assert what in text, text
+    t.send("\x1b")  # back one level: the topics, not the game
+    t.wait_for("Help: which topic?")
     t.send("\x1b")
     t.wait_for("gimli the dwarf fighter")
     t.send(";")  # look at the player's own cell
@@ -105,7 +107,9 @@ def test_sheet_and_discoveries_are_in_help(daemon, clients):
     t.send("f")
     text = t.wait_for("discoveries")
     assert "character sheet" in text and "discoveries" in text, text
-    t.send("\x1b")
+    t.send("\x1b")  # the topics
+    t.wait_for("Help: which topic?")
+    t.send("\x1b")  # the game
     t.send("C")
     t.wait_for("Character sheet (any key returns)")
     assert "experience level 1" in t.text() and "Fort " in t.text()

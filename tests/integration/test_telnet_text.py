@@ -169,8 +169,9 @@ def test_rc_editor_edits_utf8_by_character(hosted_cat, clients):
 def test_help_is_a_menu_of_topics_over_the_map_and_esc_restores_it(daemon, clients):
     """? opens a short menu of topics in a box over the map's right side, a
     letter its topic's page (each command with what it does, the title
-    saying how to go back), ? the menu again, and Esc the game: the screen
-    is the one before help, to the cell, and the game's keys work again."""
+    saying how to go back), ? or Esc the menu again, and Esc from the menu
+    the game: the screen is the one before help, to the cell, and the
+    game's keys work again."""
     d = daemon
     t = clients(d.port).connected()
     started(d, t, "hana")
@@ -186,15 +187,17 @@ def test_help_is_a_menu_of_topics_over_the_map_and_esc_restores_it(daemon, clien
     assert [r[:at - 1] for r in rows] == [r[:at - 1] for r in cells]  # left of the box
     assert rows[11:] == cells[11:]  # below it: the map, the status and help lines
     t.send("c")
-    items = t.wait_for("Items (?: topics, Esc returns)")
+    items = t.wait_for("Items (Esc: topics, q returns)")
     for what in ("g  pick up what lies here", "E  eat", "q  quaff a potion"):
         assert what in items, items
-    t.send("?")  # back to the topics, as the title says
+    t.send("?")  # ? too goes back to the topics
     t.wait_for("Help: which topic?")
     t.send("a")
-    moving = t.wait_for("Moving and looking (?: topics, Esc returns)")
+    moving = t.wait_for("Moving and looking (Esc: topics, q returns)")
     assert moving.count("look at something") == 1  # x is on ;'s row
     assert "look at something (also x)" in moving
+    t.send("\x1b")  # back one level: the topics, not the game
+    t.wait_for("Help: which topic? (Esc returns)")
     t.send("\x1b")
     deadline = time.time() + 10
     while t.lines() != before and time.time() < deadline:

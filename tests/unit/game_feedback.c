@@ -176,19 +176,21 @@ START_TEST(repeats_collapse_everywhere)
     uint32_t from = g->nmsg;
     for (int i = 0; i < 19; i++)
         key(g, 'o');
-    ck_assert_str_eq(last_msg(g), "Not with a giant newt in view.");
+    ck_assert_str_eq(last_msg(g), "Not with a giant newt in view: fight or move by hand.");
     ck_assert_uint_eq(g->nmsg, from + 1);
     ck_assert_uint_eq(msg_at(g, g->nmsg - 1)->repeat, 19);
     char row[81];
     top_row(g, row, 80);
-    ck_assert_msg(strstr(row, "Not with a giant newt in view. (x19)"), "%s", row);
+    ck_assert_msg(strstr(row, "Not with a giant newt in view: fight or move by hand. (x19)"), "%s",
+                  row);
     buf_t dump;
     buf_init(&dump);
     game_dump(g, &dump);
     buf_putc(&dump, 0);
-    const char *at = strstr(dump.data, "Not with a giant newt in view. (x19)");
+    const char *at =
+        strstr(dump.data, "Not with a giant newt in view: fight or move by hand. (x19)");
     ck_assert_ptr_nonnull(at);
-    ck_assert_ptr_null(strstr(at + 1, "Not with a giant newt in view."));
+    ck_assert_ptr_null(strstr(at + 1, "Not with a giant newt in view: fight or move by hand."));
     buf_free(&dump);
     game_free(g);
 }

@@ -120,6 +120,55 @@ START_TEST(a_long_message_is_paged_not_cut)
 }
 END_TEST
 
+/* At a --More--, Esc skips the rest of the turn's messages, as NetHack's
+ * does: the prompt closes at once, the top line is clear and the history
+ * keeps every one; Space still shows the next line's worth. */
+START_TEST(esc_at_more_skips_the_turns_messages)
+{
+    game_t *g = alone(C, 5, HUMAN, FIGHTER);
+    msg_dismiss(g);
+    uint32_t first = g->nmsg;
+    for (int i = 0; i < 6; i++)
+        msg_add(g, "The kobold number %d shouts a long and angry curse at you.", i);
+    msg_after_input(g);
+    ck_assert_int_eq(g->prompt, PROMPT_MORE);
+    key(g, ' ');
+    ck_assert_int_eq(g->prompt, PROMPT_MORE); /* a line's worth at a time */
+    uint64_t now = g->sched.now;
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_uint_eq(g->msg_seen, g->nmsg);
+    ck_assert(g->sched.now == now); /* no turn spent */
+    char line[96];
+    top_line(g, line, sizeof line);
+    ck_assert_msg(!strstr(line, "kobold"), "%s", line);
+    ck_assert_uint_eq(g->nmsg, first + 6); /* the history keeps them */
+    ck_assert_str_eq(msg_at(g, first + 5)->text,
+                     "The kobold number 5 shouts a long and angry curse at you.");
+    game_free(g);
+}
+END_TEST
+
+/* The same at a new level's --More-- (which only Space, Enter and Esc
+ * pass): Esc skips what is left of the turn's messages. */
+START_TEST(esc_at_a_new_levels_more_skips_too)
+{
+    game_t *g = alone(C, 5, HUMAN, FIGHTER);
+    msg_dismiss(g);
+    for (int i = 0; i < 6; i++)
+        msg_add(g, "The kobold number %d shouts a long and angry curse at you.", i);
+    g->prompt = PROMPT_WELCOME;
+    key(g, 'x'); /* ignored: moves typed ahead cannot choose */
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    key(g, ' ');
+    ck_assert_int_eq(g->prompt, PROMPT_WELCOME);
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_uint_eq(g->msg_seen, g->nmsg);
+    game_free(g);
+}
+END_TEST
+
 /* The first message of the log from `from` on that contains s, or -1. */
 static long said_at(const game_t *g, uint32_t from, const char *s)
 {
@@ -324,6 +373,8 @@ Suite *suite_game_messages(void)
     tcase_add_test(t, the_spark_aim_line_says_spark);
     tcase_add_test(t, proper_names_take_no_article);
     tcase_add_test(t, a_long_message_is_paged_not_cut);
+    tcase_add_test(t, esc_at_more_skips_the_turns_messages);
+    tcase_add_test(t, esc_at_a_new_levels_more_skips_too);
     tcase_add_test(t, missiles_hit_in_their_own_words);
     tcase_add_test(t, blows_fit_the_weapon);
     tcase_add_test(t, a_resisted_poison_is_said_once);

@@ -587,7 +587,7 @@ START_TEST(travel_and_explore_stop)
     t0 = g->sched.now;
     key(g, 'o');
     ck_assert_uint_eq(g->sched.now, t0);
-    ck_assert_str_eq(last_msg(g), "Not with a giant newt in view.");
+    ck_assert_str_eq(last_msg(g), "Not with a giant newt in view: fight or move by hand.");
     game_free(g);
 }
 END_TEST
@@ -838,6 +838,8 @@ START_TEST(help_topics_list_every_command)
         for (int j = 0; j < m; j++)
             for (size_t k = 0; k < n; k++)
                 found[k] += !strcmp(e[j].label, t[k].label) && !strcmp(e[j].what, t[k].what);
+        key(g, KEY_ESC); /* the topics */
+        ck_assert_int_eq(g->prompt, PROMPT_HELP);
         key(g, KEY_ESC);
         ck_assert_int_eq(g->prompt, PROMPT_NONE);
     }
@@ -848,9 +850,10 @@ START_TEST(help_topics_list_every_command)
 }
 END_TEST
 
-/* The ways about help: a topic's letter opens it, ? and < go back to the
- * topics, Esc (any other key) returns to the game from either; no key in
- * help spends game time or reaches the game. */
+/* The ways about help: a topic's letter opens it, ? < and Esc go back
+ * one level, to the topics; from the topics Esc (any other key) returns
+ * to the game, as any other key does from a topic; no key in help spends
+ * game time or reaches the game. */
 START_TEST(help_keys_open_topics_and_return)
 {
     game_t *g = alone(C, 9, 0, 0);
@@ -863,6 +866,13 @@ START_TEST(help_keys_open_topics_and_return)
     keys(g, "h<");
     ck_assert_int_eq(g->prompt, PROMPT_HELP);
     ck_assert_int_eq(g->page, 0);
+    key(g, 'b');
+    key(g, KEY_ESC); /* back one level: the topics, not the game */
+    ck_assert_int_eq(g->prompt, PROMPT_HELP);
+    ck_assert_int_eq(g->page, 0);
+    key(g, KEY_ESC); /* from the topics, the game */
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    key(g, '?');
     key(g, 'z'); /* no topic: back to the game, and no wand zapped */
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     ck_assert_int_eq(g->items.screen, ITEMUI_NONE);

@@ -182,7 +182,8 @@ START_TEST(a_stop_names_every_monster_in_view)
     uint64_t t0 = g->sched.now;
     key(g, 'o');
     ck_assert_uint_eq(g->sched.now, t0);
-    ck_assert_str_eq(last_msg(g), "Not with a giant newt and 2 jackals in view.");
+    ck_assert_str_eq(last_msg(g),
+                     "Not with a giant newt and 2 jackals in view: fight or move by hand.");
     static const char *const MORE[] = {"kobold", "giant rat", "goblin", "cave spider",
                                        "orc",    "cave bat",  "wolf",   "giant centipede"};
     put_player(g, cx - 4, cy);

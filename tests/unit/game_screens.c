@@ -427,12 +427,12 @@ START_TEST(lists_sit_over_the_map)
         int w;
         const char *title;
         bool boxed;
-    } LISTS[] = {{"i", 80, "Inventory", true},          {"e", 80, "Equipment", true},
-                 {"\\", 80, "Discoveries", true},       {"C", 80, "Character sheet", true},
-                 {"\x10", 80, "Message history", true}, {"?", 80, "Help: which topic?", true},
-                 {"?c", 80, "Items (?: topics", true},  {"?", 40, "Help: which topic?", true},
+    } LISTS[] = {{"i", 80, "Inventory", true},           {"e", 80, "Equipment", true},
+                 {"\\", 80, "Discoveries", true},        {"C", 80, "Character sheet", true},
+                 {"\x10", 80, "Message history", true},  {"?", 80, "Help: which topic?", true},
+                 {"?c", 80, "Items (Esc: topics", true}, {"?", 40, "Help: which topic?", true},
                  {"e", 50, "Equipment", true}, /* its figures wrapped to fit */
-                 {"C", 40, "Character sheet", true},    {"?c", 40, "Items (?: topics", false}};
+                 {"C", 40, "Character sheet", true},     {"?c", 40, "Items (Esc: topics", false}};
     game_t *g = alone(C, 13, HUMAN, WIZARD);
     key(g, KEY_ESC); /* the messages of the way down read */
     for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
@@ -450,6 +450,8 @@ START_TEST(lists_sit_over_the_map)
                               "%s changed %d,%d, left of its box or below it", LISTS[l].title, x,
                               y);
         key(g, KEY_ESC);
+        if (g->prompt == PROMPT_HELP) /* from a topic, Esc goes back to the topics */
+            key(g, KEY_ESC);
         screen_t *after = screen_new(LISTS[l].w, 24);
         frame_into(g, after);
         for (int i = 0; i < after->w * after->h; i++)
