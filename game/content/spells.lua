@@ -23,8 +23,8 @@ spell { name = "magic missile", level = 1, mana = 2, effect = "bolt", dtype = "m
 spell { name = "fire bolt", level = 3, mana = 4, effect = "bolt", dtype = "fire", dice = "3d6" }
 spell { name = "frost bolt", level = 3, mana = 4, effect = "bolt", dtype = "cold", dice = "3d6" }
 spell { name = "lightning bolt", level = 7, mana = 6, effect = "bolt", dtype = "lightning", dice = "5d6" }
-spell { name = "cure wounds", level = 1, mana = 4, effect = "heal", dice = "2d8" }
-spell { name = "smite", level = 1, mana = 4, effect = "bolt", dtype = "magic", dice = "2d6" }
+spell { name = "cure wounds", level = 1, mana = 3, effect = "heal", dice = "2d8" }
+spell { name = "smite", level = 1, mana = 3, effect = "bolt", dtype = "magic", dice = "2d6" }
 spell { name = "fire breath", level = 1, mana = 0, effect = "breath", dtype = "fire", dice = "3d6" }
 spell { name = "scare", level = 2, mana = 3, effect = "hex", status = "fear", dice = "1d4+2" }
 spell { name = "confuse", level = 2, mana = 3, effect = "hex", status = "confusion", dice = "1d4+2" }
@@ -38,7 +38,7 @@ spell { name = "slow", level = 5, mana = 4, effect = "hex", status = "slowness",
 spell { name = "identify", level = 5, mana = 6, effect = "power", use = "identify", dice = "0" }
 spell { name = "clairvoyance", level = 8, mana = 8, effect = "power", use = "map", dice = "0" }
 spell { name = "blink", level = 6, mana = 5, effect = "power", use = "teleport", dice = "0" }
-spell { name = "heal wounds", level = 9, mana = 9, effect = "heal", dice = "5d8" }
+spell { name = "heal wounds", level = 9, mana = 7, effect = "heal", dice = "5d8" }
 spell { name = "bless", level = 3, mana = 3, effect = "buff", status = "blessing", dice = "2d10+20" }
 spell { name = "remove curse", level = 5, mana = 6, effect = "power", use = "remove_curse", dice = "0" }
 spell { name = "call light", level = 1, mana = 2, effect = "power", use = "light", dice = "0" }

@@ -775,7 +775,8 @@ START_TEST(encounters_come_by_territory)
         clear_wilds(g);
         while (g->prompt != PROMPT_NONE)
             key(g, KEY_ESC);
-        key(g, i % 2 ? 'h' : 'l'); /* to and fro on open land */
+        key(g, i % 2 ? 'h' : 'l');       /* to and fro on open land */
+        p = reg_get(&g->reg, g->player); /* a key may grow the registry */
         if (level_terrain(lv, p->x, p->y) == MAP_TOWN)
             key(g, 'j');
     }

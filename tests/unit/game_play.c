@@ -167,6 +167,47 @@ static handle_t worn_body_armour(game_t *g)
     return HANDLE_NONE;
 }
 
+static handle_t worn_in_slot(game_t *g, int slot)
+{
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && o->target == g->player && (o->flags & IF_EQUIPPED) &&
+            g->c->items[o->kind].slot == slot)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+/* The defence the dump's sheet shows (worn gear counted). */
+static int sheet_defence(const game_t *g)
+{
+    buf_t d;
+    buf_init(&d);
+    game_dump(g, &d);
+    buf_putc(&d, 0);
+    const char *at = strstr(d.data, "Defence ");
+    int def = -1;
+    ck_assert_ptr_nonnull(at);
+    ck_assert_int_eq(sscanf(at, "Defence %d", &def), 1);
+    buf_free(&d);
+    return def;
+}
+
+/* A cleric starts with a buckler on its arm beside its mace (a point of
+ * defence), which counts as a shield found would. */
+START_TEST(clerics_start_with_a_buckler)
+{
+    game_t *g = alone(C, 9, 0, 3); /* a human cleric */
+    handle_t b = worn_in_slot(g, SLOT_SHIELD);
+    ck_assert_uint_ne(b, HANDLE_NONE);
+    ck_assert_str_eq(g->c->items[reg_get(&g->reg, b)->kind].name, "buckler");
+    int with = sheet_defence(g);
+    ck_assert_int_eq(item_unequip(g, g->player, b), 0);
+    ck_assert_int_eq(sheet_defence(g), with - 1);
+    game_free(g);
+}
+END_TEST
+
 /* Armour counts once: the fighter's chain mail (defence 4, absorb 3) is
  * the whole of its armour, in the rules and on the dump's sheet; taking
  * it off takes all of it away. */
@@ -1154,6 +1195,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, combat_hit_chance);
     tcase_add_test(t, armour_counts_once);
     tcase_add_test(t, rogues_dodge_with_levels);
+    tcase_add_test(t, clerics_start_with_a_buckler);
     tcase_add_test(t, the_warden_can_be_beaten);
     tcase_add_test(t, resistances_and_sneak_attacks);
     tcase_add_test(t, ai_flight_and_cornered);
