@@ -64,6 +64,11 @@ struct server {
         hosted_ids; /* home: hosted games' ids given so far without a shared database (hostgame.c) */
     /* live hosted games in all and per address (hosted/hostcap.c) */
     struct budget *hosted_cap;
+    /* home: running hosted games' copies (hostcopy.c): reads of a
+     * player's files asked, answered unchanged (nothing read), stored */
+    struct {
+        uint64_t asked, same, stored;
+    } hostcopies;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     uint64_t ticks;        /* one-second ticks so far */

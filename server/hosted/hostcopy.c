@@ -320,6 +320,7 @@ static void store(hostcopy_t *hc, const void *p, size_t len)
         rows[k++].len = f.len;
     }
     if (rows && got >= 0) {
+        hc->srv->hostcopies.stored++;
         put(hc, rows, k, (int64_t)len);
         hc->sum = sum;
     }
@@ -342,7 +343,9 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
 {
     hostcopy_t *hc = ud;
     hc->busy = false;
-    if (err && strstr(err, "larger than"))
+    if (err && !strcmp(err, SPAWNER_FILES_SAME))
+        hc->srv->hostcopies.same++; /* nothing changed: nothing read */
+    else if (err && strstr(err, "larger than"))
         over_cap(hc, err);
     else if (err)
         log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
@@ -376,6 +379,7 @@ static void copy_now(hostcopy_t *hc)
     hc->last = now_ms(hc->srv);
     if (spawner_files_read(hc->srv->spawner, hc->g->id, hc->dir, on_read, hc, err, sizeof err) ==
         0) {
+        hc->srv->hostcopies.asked++;
         hc->busy = true;
         return;
     }

@@ -8,7 +8,9 @@
  * stored by the writer thread (db_hosted.h: a row a file, one set a
  * player with its generation and the node holding the game): at most
  * every HOSTCOPY_EVERY_MS while the program writes to its terminal, and
- * once more when it ended (NetHack saved). A copy the same as the last
+ * once more when it ended (NetHack saved); the spawner answers a read of
+ * a directory in which nothing changed since the last read at once,
+ * reading nothing (SPAWNER_FILES_SAME). A copy the same as the last
  * stored is not written again. Files over the section's copy-max are not
  * copied: logged, the set marked, the player told at the game's end.
  *

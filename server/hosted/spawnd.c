@@ -640,7 +640,7 @@ static void rc_gate_leave(_Atomic uint32_t *gate)
         atomic_store(gate, SPAWNER_RC_OPEN);
 }
 
-static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate);
+static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate);
 
 static void on_rc(spawnd_t *d, const spawnmsg_t *m)
 {
@@ -755,9 +755,28 @@ static int files_write_work(spawnd_t *d, const spawnmsg_t *m, int files, char *e
     return ret;
 }
 
+/* The running program of game (an index) for dir, if any. */
+static kid_t *program_of(spawnd_t *d, int game, const char *dir)
+{
+    kid_t *k;
+    LIST_FOREACH(k, &d->kids, link)
+    if (k->slot < 0 && !k->job && k->game == game && !strcmp(k->disk.dir, dir))
+        return k;
+    return NULL;
+}
+
+/* A read of a running game's files in whose directory nothing changed
+ * since its last read began is answered at once, with no child. */
 static void on_files(spawnd_t *d, const spawnmsg_t *m)
 {
-    job_start(d, m, false);
+    kid_t *k =
+        m->type == SPAWNMSG_FILES_READ ? program_of(d, game_index(d, m->game), m->dir) : NULL;
+    if (k && !spawndisk_changed(&d->disk, &k->disk, now_ms())) {
+        reply_failed(d, m->seq, SPAWNER_FILES_SAME);
+        return;
+    }
+    if (job_start(d, m, false) && k)
+        spawndisk_copying(&k->disk);
 }
 
 /* ---- jobs: requests on a player's files, each in a child of its own ------------------- */
@@ -869,7 +888,7 @@ static void job_late(spawnd_t *d, kid_t *k)
  * alone: answered when the child reports, or killed at the game's
  * start-timeout (a save's own deadline if sooner). gate: the rc gate
  * is held (entered) until then. */
-static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
+static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
 {
     const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
     int sv[2] = {-1, -1};
@@ -891,7 +910,7 @@ static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
         k->st = (start_t){-1, sv[0], m->seq, deadline, false, 0, (uint8_t)m->type, gate, files};
     }
     if (pid > 0 && kid_add(d, k, m->dir) == 0)
-        return;
+        return true;
     if (pid > 0)
         kill(pid, SIGKILL); /* the reap takes it */
     if (sv[0] >= 0)
@@ -902,6 +921,7 @@ static void job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
     if (gate)
         rc_gate_leave(d->cfg->rc_gate);
     reply_failed(d, m->seq, "many players' files are being read: try again in a moment");
+    return false;
 }
 
 typedef void handler_fn(spawnd_t *d, const spawnmsg_t *m);

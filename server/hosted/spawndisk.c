@@ -35,7 +35,7 @@ typedef struct spawndisk_report {
 } report_t;
 
 /* What a change in a watched directory is: a write, a new entry. */
-#define WATCH_MASK (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
+#define WATCH_MASK (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR)
 
 void spawndisk_init(spawndisk_t *dk, const spawner_cfg_t *cfg, const playerfs_t *fs)
 {
@@ -153,6 +153,7 @@ static void add_watches(spawndisk_t *dk, spawndisk_game_t *g, const report_t *r)
         w->game = g;
         w->next = g->wds;
         g->wds = w;
+        g->changed = true; /* what it held before it was watched: copied */
     }
 }
 
@@ -225,8 +226,20 @@ static uint64_t tick(uint64_t t)
 
 void spawndisk_game(spawndisk_game_t *g, pid_t pid, int game, const char *dir)
 {
-    *g = (spawndisk_game_t){.pid = pid, .game = game};
+    *g = (spawndisk_game_t){.pid = pid, .game = game, .changed = true};
     snprintf(g->dir, sizeof g->dir, "%s", dir);
+}
+
+bool spawndisk_changed(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now)
+{
+    spawndisk_events(dk, now);
+    return g->changed || !g->watched || !g->wds || dk->ifd < 0 || dk->watch_full ||
+           watches_full(g, 0);
+}
+
+void spawndisk_copying(spawndisk_game_t *g)
+{
+    g->changed = false;
 }
 
 void spawndisk_watch(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now)
@@ -264,6 +277,7 @@ void spawndisk_forget(spawndisk_t *dk, spawndisk_game_t *g)
  * every SPAWNDISK_GAP_MS. */
 static void soon(spawndisk_game_t *g, uint64_t now)
 {
+    g->changed = true;
     uint64_t at = g->last + SPAWNDISK_GAP_MS > now ? g->last + SPAWNDISK_GAP_MS : now;
     if (!g->dead && at < g->due)
         g->due = at;

@@ -90,6 +90,7 @@ typedef struct spawndisk_game {
     uint64_t last;       /* the last one */
     bool hung, dead;     /* hung up for its disk; killed for it */
     bool stuck;          /* its directory did not answer the last batch */
+    bool changed;        /* something in it changed since its last copy began (or unknown) */
     spawndisk_wd_t *wds; /* its directories watched (owned) */
 } spawndisk_game_t;
 
@@ -136,6 +137,15 @@ void spawndisk_events(spawndisk_t *dk, uint64_t now);
  * by how much, diskuse_say, when over a cap; else why it could not be
  * measured). */
 int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_t errlen);
+
+/* Whether g's directory changed since its last copy began (a read of
+ * its files: spawner_files_read), as far as the watches tell (the events
+ * queued are read first): true while not all of it is watched, or the
+ * kernel lost events. spawndisk_copying: a copy begins now. A write
+ * through a shared mapping tells no watch: the copy at the game's end,
+ * once no program runs, reads it all. */
+bool spawndisk_changed(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now);
+void spawndisk_copying(spawndisk_game_t *g);
 
 /* g (the caller's) filled for pid, game for dir: not watched yet. */
 void spawndisk_game(spawndisk_game_t *g, pid_t pid, int game, const char *dir);

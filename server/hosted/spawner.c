@@ -81,6 +81,7 @@ struct spawner {
     starting_t starting[REQ_SLOTS];
     int nstarting; /* slots in use by starts */
     int nrc;       /* slots in use by rc requests */
+    int nreads;    /* of those, files reads (SPAWNER_COPIES_MAX at most) */
     watch_t *watches;
     int nwatch, capwatch;
     exit_t *exits; /* received, not delivered yet */
@@ -443,6 +444,8 @@ static void starting_free(spawner_t *sp, starting_t *st)
         sp->nstarting--;
     else
         sp->nrc--;
+    if (st->kind == REQ_FILES_READ)
+        sp->nreads--;
     if (sp->nstarting + sp->nrc == 0 && sp->attached)
         uv_timer_stop(&sp->clock);
     update_ref(sp);
@@ -756,7 +759,8 @@ void spawner_stop(spawner_t *sp)
 static int rc_request(spawner_t *sp, spawnmsg_t *req, req_kind_t kind, spawner_rc_fn *fn,
                       void *user, char *err, size_t errlen)
 {
-    starting_t *st = starting_slot(sp, kind);
+    bool reads_full = kind == REQ_FILES_READ && sp->nreads >= SPAWNER_COPIES_MAX;
+    starting_t *st = reads_full ? NULL : starting_slot(sp, kind);
     if (sp->gone)
         return snprintf(err, errlen, "%s", GONE), -1;
     if (!st)
@@ -831,7 +835,8 @@ static int files_request(spawner_t *sp, req_kind_t kind, const char *game, const
     spawnmsg_t req = {.type = kind == REQ_FILES_READ ? SPAWNMSG_FILES_READ : SPAWNMSG_FILES_WRITE};
     if (!rc_names(&req, game, dir))
         return snprintf(err, errlen, "a bad game or directory"), -1;
-    starting_t *st = starting_slot(sp, kind);
+    bool reads_full = kind == REQ_FILES_READ && sp->nreads >= SPAWNER_COPIES_MAX;
+    starting_t *st = reads_full ? NULL : starting_slot(sp, kind);
     if (sp->gone)
         return snprintf(err, errlen, "%s", GONE), -1;
     if (!st)
@@ -842,6 +847,7 @@ static int files_request(spawner_t *sp, req_kind_t kind, const char *game, const
     st->files_fn = fn;
     st->user = user;
     sp->nrc++;
+    sp->nreads += kind == REQ_FILES_READ;
     update_ref(sp);
     return 0;
 }

@@ -75,6 +75,9 @@
 #define SPAWNER_TIMEOUT_MS   10000 /* a request's answer, at most */
 #define SPAWNER_STARTING_MAX 64    /* programs starting at once (waiting for their answer) */
 #define SPAWNER_RC_MAX       64    /* rc files being read or written at once */
+/* of those, the running games' copies (spawner_files_read) at most: the
+ * rest stay for rc files, xlogfiles and the restores before a start */
+#define SPAWNER_COPIES_MAX   (SPAWNER_RC_MAX / 2)
 /* an rc save's deadline at the spawner is this much before warrend gives
  * up on its answer: one made just in time is still answered in time */
 #define SPAWNER_RC_MARGIN_MS 2000
@@ -87,6 +90,11 @@ _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is a
  * the game's disk cap, and the rest of it, a sentence for the player,
  * says by how much. */
 #define SPAWNER_DISK_OVER "disk over: "
+
+/* A read's answer (its err) when the player's game runs and nothing in
+ * its directory changed since the last read began (inotify, spawndisk.h):
+ * nothing was read, no child forked. */
+#define SPAWNER_FILES_SAME "unchanged since the last read"
 
 /* Whom a game's program runs as. */
 typedef struct {
@@ -225,7 +233,10 @@ typedef void spawner_files_fn(int fd, const char *note, const char *err, void *u
  * at most the section's copy-max, as the game's user, no link followed
  * (playerfs_files_collect); or the bundle in fd (a memfd, borrowed: the
  * caller closes it after this call) written into that directory
- * (playerfs_files_unpack). An rc request's slot and rules: 0, the answer
+ * (playerfs_files_unpack). A read of a running game's directory in
+ * which nothing changed since its last read began is answered
+ * SPAWNER_FILES_SAME at once (no child); at most SPAWNER_COPIES_MAX reads
+ * wait at once. An rc request's slot and rules: 0, the answer
  * to come to fn (never within this call), or -1 with err (fn is not
  * called). */
 int spawner_files_read(spawner_t *sp, const char *game, const char *dir, spawner_files_fn *fn,

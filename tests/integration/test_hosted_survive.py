@@ -10,12 +10,13 @@ directory: a link and a FIFO are never copied (logged), files over
 copy-max are not copied at all (logged, the set marked), and the player who
 comes back on another node is told instead of starting a new game."""
 import os
+import re
 import shutil
 import time
 
 import pytest
 
-from harness import ON_PG, Daemon, unique_name
+from harness import ON_PG, Daemon, admin, unique_name
 from test_hosted import (for_games, open_to_games, playground, settle, start_nethack,
                          toy_copy)
 
@@ -257,4 +258,45 @@ def test_a_node_that_no_longer_holds_the_files_stores_none(pair, clients):
     rows = a.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
                      "WHERE u.name = ? AND f.path = 'save/state'", name)
     assert [bytes(r[0]) for r in rows] == [b"a"]
+    p.send("q")
+
+
+def copy_counts(bindir, d):
+    """warren-admin health's hosted copies at d: (reads asked, answered
+    unchanged, stored)."""
+    out = admin(bindir, d, "health")
+    m = re.search(r"hosted copies: (\d+) reads asked, (\d+) unchanged \(nothing read\), "
+                  r"(\d+) stored", out)
+    assert m, out
+    return tuple(int(x) for x in m.groups())
+
+
+def test_a_chatty_game_whose_files_do_not_change_is_not_read(pair, clients, bindir):
+    """A game that writes to its terminal but not to its files costs no
+    read of them (no child of the spawner's): its copies are answered
+    unchanged at once; a change is still copied."""
+    a, _ = pair
+    name = unique_name("hq")
+    p = play(clients, a, name, register=True)
+    p.wait_for("nothing saved")
+    p.send("a")
+    p.wait_for("state: [a]")
+    copied(a, name, "save/state", b"a")
+    for _ in range(2):  # its first measurements' watches settle
+        p.send("1")
+        time.sleep(2.5)
+    asked, same, stored = copy_counts(bindir, a)
+    for i in range(14):  # 7 s of output, no file written: 3 copies at least
+        p.send("1")
+        p.wait_for("state: [a]")
+        time.sleep(0.5)
+    asked2, same2, stored2 = copy_counts(bindir, a)
+    assert asked2 - asked >= 3, (asked, asked2)
+    assert asked2 - same2 == asked - same, "a read of files that did not change"
+    assert stored2 == stored
+    p.send("b")
+    p.wait_for("state: [ab]")
+    copied(a, name, "save/state", b"ab")
+    asked3, same3, stored3 = copy_counts(bindir, a)
+    assert asked3 - same3 > asked2 - same2 and stored3 > stored2
     p.send("q")
