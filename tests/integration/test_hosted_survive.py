@@ -29,6 +29,14 @@ RENEW_MS = 500
 def pair(bindir, tmp_path):
     """Nodes a and b on one schema, both with the section [game saver]
     (copy-max 1 MB)."""
+    made = start_pair(bindir, tmp_path)
+    yield made
+    for d in made:
+        if d.alive():
+            d.stop_clean()
+
+
+def start_pair(bindir, tmp_path, more=()):
     open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
     conf = tmp_path / "warren.conf"
@@ -38,15 +46,12 @@ def pair(bindir, tmp_path):
     for name in ("a", "b"):
         d = Daemon(bindir, tmp_path / name,
                    extra=["--config", conf, "--node", name, "--lease-ttl-ms", TTL_MS,
-                          "--lease-renew-ms", RENEW_MS])
+                          "--lease-renew-ms", RENEW_MS, *more])
         if made:
             d.db_url = made[0].db_url
             d.argv[d.argv.index("--db") + 1] = made[0].db_url
         made.append(d.start())
-    yield made
-    for d in made:
-        if d.alive():
-            d.stop_clean()
+    return made
 
 
 def play(clients, d, name, register=False):
@@ -300,3 +305,61 @@ def test_a_chatty_game_whose_files_do_not_change_is_not_read(pair, clients, bind
     asked3, same3, stored3 = copy_counts(bindir, a)
     assert asked3 - same3 > asked2 - same2 and stored3 > stored2
     p.send("q")
+
+
+def spawner_cpu(d):
+    """The spawner's CPU seconds, its reaped children's included (its
+    copies' reads): /proc's utime, stime, cutime and cstime."""
+    kids = [p for p in os.listdir("/proc") if p.isdigit()]
+    for p in kids:
+        try:
+            stat = open(f"/proc/{p}/stat").read()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2:].split()
+        if int(rest[1]) == d.proc.pid and "spawn" in stat[stat.index("(") + 1:stat.rindex(")")]:
+            return sum(int(x) for x in rest[11:15]) / os.sysconf("SC_CLK_TCK")
+    return float("nan")
+
+
+@pytest.mark.skipif(not os.environ.get("WARREN_COPY_BENCH"), reason="a benchmark: "
+                    "WARREN_COPY_BENCH=N games")
+def test_copies_of_busy_games_bench(clients, bindir, tmp_path):
+    """N saver games each writing to its terminal (a key every 0.5 s, no
+    file written) for 20 s: the copies' reads a second (each a child of
+    the spawner's) and the spawner's CPU (BENCH lines)."""
+    n, secs = int(os.environ["WARREN_COPY_BENCH"]), 20
+    made = start_pair(bindir, tmp_path, ["--hosted-per-ip", n + 1])
+    try:
+        bench_copies(made[0], clients, bindir, n, secs)
+    finally:
+        for d in made:
+            if d.alive():
+                d.stop_clean()
+
+
+def bench_copies(a, clients, bindir, n, secs):
+    players = []
+    for i in range(n):
+        p = play(clients, a, unique_name("hb"), register=True)
+        p.wait_for("nothing saved")
+        p.send("a")
+        p.wait_for("state: [a]")
+        players.append(p)
+    time.sleep(5)
+    asked, same, _ = copy_counts(bindir, a)
+    cpu, t0 = spawner_cpu(a), time.time()
+    while time.time() - t0 < secs:
+        for p in players:
+            p.type_now("1")
+        for p in players:
+            p.pump(quiet=0.002, limit=0.01)
+        time.sleep(max(0.0, 0.5 - (time.time() - t0) % 0.5))
+    took = time.time() - t0
+    asked2, same2, _ = copy_counts(bindir, a)
+    cpu2 = spawner_cpu(a)
+    print(f"BENCH hosted.copies.{n}.asked_per_s {(asked2 - asked) / took:.1f}")
+    print(f"BENCH hosted.copies.{n}.reads_per_s {(asked2 - same2 - asked + same) / took:.1f}")
+    print(f"BENCH hosted.copies.{n}.spawner_cpu_pct {100 * (cpu2 - cpu) / took:.1f}")
+    for p in players:
+        p.type_now("q")
