@@ -93,9 +93,10 @@ typedef struct db_core {
     int wal_pages;             /* writer only: the WAL's length after the last commit */
     int ckpt_mark;             /* writer only: the WAL length at which it copies the rest itself */
 
-    pthread_mutex_t cmu; /* guards ckpt_want, ckpt_stop */
+    pthread_mutex_t cmu; /* guards ckpt_want, ckpt_stop, ckpt_running */
     pthread_cond_t ccv;
-    bool ckpt_want, ckpt_stop, ckpt_started;
+    pthread_cond_t cdone; /* a checkpointer's run ended */
+    bool ckpt_want, ckpt_stop, ckpt_started, ckpt_running;
     pthread_t ckpt;
     sqlite3 *ckh; /* the checkpointer's own connection */
 
@@ -107,7 +108,7 @@ typedef struct db_core {
     db_conn_t rconn[DB_READERS];
     int nreaders;
 
-    _Atomic uint64_t commits, writes, failed, reads, ckpt_asks;
+    _Atomic uint64_t commits, writes, failed, reads, ckpt_asks, ckpt_stops;
     _Atomic uint64_t batch_started_ns[DB_WRITERS], batch_ended_ns; /* db_writer_state */
 
     pthread_mutex_t tmu; /* guards times: every loop's handle adds to it */
@@ -246,7 +247,11 @@ static int pragma_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
  * Once a checkpoint has copied the whole WAL the next commit starts it
  * over. A writer that never pauses gives the checkpointer no such moment:
  * at DB_CKPT_MAX_PAGES the writer copies the rest itself (the frames of
- * the last DB_CKPT_GAP_MS or so). */
+ * the last DB_CKPT_GAP_MS or so). A checkpointer run under way then (one
+ * checkpoint at a time: the writer's own gets SQLITE_BUSY) is stopped, not
+ * waited out: a thread at a lower priority on a busy machine, or one held
+ * up by a slow disk, would take as long as it takes while the WAL grew
+ * (to 120 MB and more), so the WAL's bound would depend on the scheduler. */
 #define DB_CKPT_PAGES     1000 /* SQLite's own default mark */
 #define DB_CKPT_MAX_PAGES 8000 /* about 32 MB of WAL */
 #define DB_CKPT_GAP_MS    100  /* between two checkpoints */
@@ -509,6 +514,27 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The writer's own checkpoint: a checkpointer's run in its way is
+ * interrupted (SQLite stops between two pages; what it copied is copied
+ * again) and waited for, then the writer copies the WAL. */
+static int checkpoint_now(db_core_t *db)
+{
+    int ret = sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    if (ret != SQLITE_BUSY)
+        return ret;
+    pthread_mutex_lock(&db->cmu);
+    bool ran = db->ckpt_running;
+    if (ran)
+        sqlite3_interrupt(db->ckh);
+    while (db->ckpt_running)
+        pthread_cond_wait(&db->cdone, &db->cmu);
+    pthread_mutex_unlock(&db->cmu);
+    if (ran)
+        atomic_fetch_add(&db->ckpt_stops, 1);
+    return ran ? sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL)
+               : ret;
+}
+
 static void checkpoint_if_due(db_core_t *db)
 {
     if (db->wal_pages < DB_CKPT_PAGES) {
@@ -528,11 +554,10 @@ static void checkpoint_if_due(db_core_t *db)
         pthread_mutex_unlock(&db->cmu);
         return;
     }
-    /* Past the limit: at the next commit again while the checkpointer runs
-     * (SQLITE_BUSY), else once per DB_CKPT_PAGES (a reader may hold frames
-     * back: no sync of the file on every commit). */
-    if (sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
-        SQLITE_BUSY)
+    /* Past the limit: at the next commit again while another process
+     * checkpoints (SQLITE_BUSY), else once per DB_CKPT_PAGES (a reader may
+     * hold frames back: no sync of the file on every commit). */
+    if (checkpoint_now(db) != SQLITE_BUSY)
         db->ckpt_mark = db->wal_pages + DB_CKPT_PAGES;
 }
 
@@ -561,9 +586,12 @@ static void *ckpt_main(void *arg)
     pthread_setname_np(pthread_self(), "db-ckpt");
     pthread_mutex_lock(&db->cmu);
     for (bool ran = false; ckpt_wait(db, ran); ran = true) {
+        db->ckpt_running = true; /* before the lock goes: the writer may stop this run */
         pthread_mutex_unlock(&db->cmu);
         sqlite3_wal_checkpoint_v2(db->ckh, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
         pthread_mutex_lock(&db->cmu);
+        db->ckpt_running = false;
+        pthread_cond_broadcast(&db->cdone);
     }
     pthread_mutex_unlock(&db->cmu);
     return NULL;
@@ -1128,6 +1156,7 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->failed = atomic_load(&db->core->failed);
     out->reads = atomic_load(&db->core->reads);
     out->ckpt_asks = atomic_load(&db->core->ckpt_asks);
+    out->ckpt_stops = atomic_load(&db->core->ckpt_stops);
     out->overlaps = atomic_load(&db->core->overlaps);
     out->pending = db->outstanding;
 }
@@ -1339,6 +1368,7 @@ static void core_free(db_core_t *db)
     pthread_mutex_destroy(&db->wmu);
     pthread_mutex_destroy(&db->cmu);
     pthread_cond_destroy(&db->ccv);
+    pthread_cond_destroy(&db->cdone);
     pthread_mutex_destroy(&db->rmu);
     pthread_mutex_destroy(&db->tmu);
     db_times_free(&db->times);
@@ -1487,6 +1517,7 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&db->ccv, &ca);
+    pthread_cond_init(&db->cdone, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&db->rmu, NULL);
     pthread_mutex_init(&db->tmu, NULL);
