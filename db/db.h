@@ -175,14 +175,14 @@ typedef struct {
 } db_resume_t;
 
 typedef struct {
-    uint64_t commits;   /* transactions committed by the writer */
-    uint64_t writes;    /* write operations run */
-    uint64_t failed;    /* write operations that failed */
-    uint64_t reads;     /* read requests run */
-    uint64_t pending;   /* operations queued or running, not yet called back */
-    uint64_t ckpt_asks; /* times the writer woke the checkpointer thread */
+    uint64_t commits;    /* transactions committed by the writer */
+    uint64_t writes;     /* write operations run */
+    uint64_t failed;     /* write operations that failed */
+    uint64_t reads;      /* read requests run */
+    uint64_t pending;    /* operations queued or running, not yet called back */
+    uint64_t ckpt_asks;  /* times the writer woke the checkpointer thread */
     uint64_t ckpt_stops; /* checkpointer runs the writer stopped to copy the WAL itself */
-    uint64_t overlaps;  /* batches begun beside another (PostgreSQL's other writers) */
+    uint64_t overlaps;   /* batches begun beside another (PostgreSQL's other writers) */
 } db_stats_t;
 
 /* Callbacks. status is DB_OK or DB_E*. */
