@@ -1157,6 +1157,9 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->reads = atomic_load(&db->core->reads);
     out->ckpt_asks = atomic_load(&db->core->ckpt_asks);
     out->ckpt_stops = atomic_load(&db->core->ckpt_stops);
+    pthread_mutex_lock(&db->core->cmu);
+    out->ckpt_idle = !db->core->ckpt_want && !db->core->ckpt_running;
+    pthread_mutex_unlock(&db->core->cmu);
     out->overlaps = atomic_load(&db->core->overlaps);
     out->pending = db->outstanding;
 }

@@ -182,6 +182,7 @@ typedef struct {
     uint64_t pending;    /* operations queued or running, not yet called back */
     uint64_t ckpt_asks;  /* times the writer woke the checkpointer thread */
     uint64_t ckpt_stops; /* checkpointer runs the writer stopped to copy the WAL itself */
+    bool ckpt_idle;      /* the checkpointer neither asked nor running */
     uint64_t overlaps;   /* batches begun beside another (PostgreSQL's other writers) */
 } db_stats_t;
 

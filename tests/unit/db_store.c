@@ -551,6 +551,18 @@ static void slowck_install(void)
     ck_assert_int_eq(sqlite3_vfs_register(&slowck.vfs, 1), SQLITE_OK);
 }
 
+static void wait_checkpointer_idle(fx_t *f)
+{
+    db_stats_t st;
+    for (int i = 0; i < 2000; i++) { /* 20 s */
+        usleep(10000);
+        db_stats(f->db, &st);
+        if (st.ckpt_idle)
+            return;
+    }
+    ck_abort_msg("the checkpointer still busy after 20 s");
+}
+
 /* SQLite's automatic checkpoint is off. The checkpointer thread copies the
  * WAL into the file beside the writer: after 8 MB of pages (past the mark
  * of 1,000) and a pause, the next writes start the WAL over (its file does
@@ -572,7 +584,9 @@ START_TEST(wal_checkpointed_beside_the_writer)
     write_snapshots(&f, g, 0, 128, blob, BLOB); /* 2,048 pages */
     int64_t wal = file_size(f.path, "-wal");
     ck_assert_int_gt(wal, 4 << 20);
-    usleep(500000);
+    /* a run asked after the last commit has copied it all (however long a
+     * starved thread takes: a fixed pause failed on a busy machine) */
+    wait_checkpointer_idle(&f);
     write_snapshots(&f, g, 128, 100, blob, BLOB);
     ck_assert_int_le(file_size(f.path, "-wal"), wal);
     atomic_store(&slowck.slow, true);
