@@ -51,7 +51,7 @@ void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then);
  * (kind): those of c->user_id are told msg and closed (CLOSE) or sent to
  * the anonymous menu with it (LOG_OUT); those from a banned address are
  * told msg and closed (BANNED); none (NONE). web: the account's websockets
- * too (told msg, closed). Then then(c, conns touched, the game's id or 0),
+ * (BANNED: those from a banned address) too (told msg, closed). Then then(c, conns touched, the game's id or 0),
  * if not NULL, on home, after every loop's save is queued; the sweep
  * holds its own reference to c. */
 typedef enum { SWEEP_CLOSE, SWEEP_LOG_OUT, SWEEP_BANNED, SWEEP_NONE } sweep_kind_t;

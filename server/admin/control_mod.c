@@ -112,7 +112,7 @@ static void sweep_done(server_t *home, void *ud)
     sweep_t *w = ud;
     int n = atomic_load(&w->n);
     if (w->web)
-        n += webgw_kick(home, w->user_id, w->msg);
+        n += webgw_kick(home, w->kind == SWEEP_BANNED ? 0 : w->user_id, w->msg);
     if (w->then)
         w->then(w->ctl, n, (int64_t)atomic_load(&w->game_id));
     ctl_unref(w->ctl);
@@ -218,7 +218,7 @@ void cmd_ban(ctl_t *c, char *arg)
     shards_unlock_all(c->srv);
     if (ret)
         return ctl_finish(c, "out of memory");
-    ctl_sweep(c, SWEEP_BANNED, GAME_KEEP, "Connections from your address are refused.", false,
+    ctl_sweep(c, SWEEP_BANNED, GAME_KEEP, "Connections from your address are refused.", true,
               banned);
 }
 

@@ -9,6 +9,7 @@
 #include "budget.h"
 #include "conn.h"
 #include "db_listen.h"
+#include "hooks.h"
 #include "list.h"
 #include "log.h"
 #include "notify.h"
@@ -306,8 +307,11 @@ static void sweep(server_t *home, int64_t user_id, const char *msg)
 void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b)
 {
     (void)to, (void)b;
-    if (user_id > 0)
-        sweep(home, user_id, "You were disconnected by the administrator.");
+    static const char msg[] = "You were disconnected by the administrator.";
+    if (user_id <= 0)
+        return;
+    sweep(home, user_id, msg);
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, user_id, msg);
 }
 
 /* The stored lists replace the ones kept here: every loop reads them, so
@@ -330,7 +334,9 @@ static void on_bans_again(void *ud, int status, const db_sanction_t *b, size_t n
     fresh->bans = old;
     moderation_free(fresh);
     log_info("bans read again after another node's change: %zu", n);
-    sweep(home, 0, "Connections from your address are refused.");
+    static const char msg[] = "Connections from your address are refused.";
+    sweep(home, 0, msg);
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, 0, msg);
 }
 
 static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t n)

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "logcap.h"
 #include "menu.h"
+#include "moderation.h"
 #include "notify.h"
 #include "ratelimit.h"
 #include "relay.h"
@@ -1038,11 +1039,24 @@ int64_t webgw_login_key(const char *hash)
 }
 
 /* Which websockets close_socks closes: the account's (only 0) but those
- * of the login kept (a key, 0 none), or (only) those of one login. */
+ * of the login kept (a key, 0 none), or (only) those of one login, or
+ * (banned) those from an address the bans refuse. */
 typedef struct {
     int64_t user_id, keep, only;
     const char *msg, *why;
+    bool banned;
 } pick_t;
+
+static bool picked(server_t *srv, const pick_t *p, wsock_t *ws, int64_t now)
+{
+    conn_t *c = &ws->c;
+    if (p->banned)
+        return moderation_banned(srv->mod, c->ip, now);
+    int64_t key = webgw_login_key(ws->token_hash);
+    if (p->keep && key == p->keep)
+        return false;
+    return p->only ? key == p->only : c->user_id == p->user_id;
+}
 
 static int close_socks(server_t *srv, const pick_t *p)
 {
@@ -1050,12 +1064,10 @@ static int close_socks(server_t *srv, const pick_t *p)
     int n = 0;
     if (!g)
         return 0;
+    int64_t now = (int64_t)time(NULL);
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
-        conn_t *c = &ws->c;
-        int64_t key = webgw_login_key(ws->token_hash);
-        bool ours = p->only ? key == p->only : c->user_id == p->user_id;
-        if (c->closing || !ours || !ws->wc || (p->keep && key == p->keep))
+        if (ws->c.closing || !ws->wc || !picked(srv, p, ws, now))
             continue;
         send_text_msg(ws, "left", p->msg);
         web_close(ws->wc, 1008, p->why);
@@ -1077,7 +1089,20 @@ void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
 
 int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
 {
+    if (user_id < 0)
+        return 0;
+    if (!user_id)
+        return close_socks(srv, &(pick_t){.msg = msg, .why = "banned", .banned = true});
     return close_socks(srv, &(pick_t){user_id, 0, 0, msg, "closed by the administrator"});
+}
+
+/* A kick or a ban at another node (hooks_t.kicked_elsewhere). */
+static void kicked_elsewhere(server_t *srv, int64_t user_id, const char *msg)
+{
+    int n = webgw_kick(srv, user_id, msg);
+    if (n)
+        log_info("closed %d websocket%s (%s at another node)", n, n == 1 ? "" : "s",
+                 user_id ? "kicked" : "banned");
 }
 
 int webgw_end_session(server_t *srv, const char *hash)
@@ -1242,4 +1267,5 @@ void webgw_hooks(hooks_t *h)
 {
     HOOKS_ADD(h, password_changed, webgw_revoke);
     HOOKS_ADD(h, logins_ended, logins_ended);
+    HOOKS_ADD(h, kicked_elsewhere, kicked_elsewhere);
 }

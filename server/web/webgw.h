@@ -34,7 +34,8 @@ void webgw_free(server_t *s); /* step 2, after uv_run returned */
  * session than keep (a token hash; NULL: all) are told and closed, here
  * and at other nodes. */
 void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
-/* The account's websockets are told msg and closed; returns how many. */
+/* The account's websockets (user_id 0: those from an address the bans
+ * refuse) are told msg and closed; returns how many. */
 int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 /* A logout: the websockets opened with that web session (a token hash)
  * are told and closed, here and at other nodes; returns how many here. */
