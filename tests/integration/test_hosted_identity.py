@@ -173,7 +173,8 @@ def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
                ("DROP TABLE node_events", ()), ("DROP INDEX sessions_by_user", ()),
                ("DROP TABLE game_ids", ()), ("DROP TABLE daily", ()),
                ("DROP TRIGGER users_game_name", ()),
-               ("DROP TABLE game_names", ()), ("PRAGMA user_version = 7", ()))
+               ("DROP TABLE game_names", ()), ("DROP TABLE hosted_files", ()),
+               ("DROP TABLE hosted_file_sets", ()), ("PRAGMA user_version = 7", ()))
     assert d.db_rows("PRAGMA user_version") == [(7,)]
     conf.write_text(text)  # the sample as shipped now: -u %u
     d.start()

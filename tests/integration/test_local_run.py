@@ -102,6 +102,10 @@ def test_make_run_passes_args_to_warrend(bindir, tmp_path):
     try:
         wait_port(port, p, out)
         assert db.exists()
+        # the port opens a little before the ready line is logged
+        deadline = time.time() + 10
+        while "ready" not in out.read_text() and time.time() < deadline and p.poll() is None:
+            time.sleep(0.05)
     finally:
         stop(p, signal.SIGTERM)
     assert "ready" in out.read_text()
