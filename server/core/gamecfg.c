@@ -50,6 +50,7 @@ static const gamekey_t KEYS[] = {
     {"playground-shared", K_NAMES, F(playground_shared), 0, 0, 0},
     {"playground-shared-rw", K_NAMES, F(playground_shared_rw), 0, 0, 0},
     {"playground-files", K_NAMES, F(playground_files), 0, 0, 0},
+    {"recover", K_CMD, F(recover), 0, 0, 0},
     {"user", K_USER, F(user), 0, 0, 0},
     {"term", K_TERM, F(term), 0, 0, 0},
     {"cpu", K_LIMIT, LIM(cpu_seconds), 0, 1000000, 1},
@@ -408,6 +409,22 @@ static int check_playground_names(parser_t *ps, const gamecfg_t *g)
     return 0;
 }
 
+/* recover's substitutions (as command's: v) and program: an absolute
+ * path, with room for the lock file's name; only with a playground. */
+static int check_recover(parser_t *ps, const gamecfg_t *g, const cmdline_vars_t *v)
+{
+    if (!g->playground[0])
+        return fail(ps, "[game %s]: recover needs playground (where it looks)", g->id);
+    char **argv, msg[160];
+    if (cmdline_argv(g->recover, v, &argv, msg, sizeof msg) < 0)
+        return fail(ps, "[game %s]: recover: %s", g->id, msg);
+    bool abs = argv[0][0] == '/';
+    cmdline_free(argv);
+    if (!abs)
+        return fail(ps, "[game %s]: recover: the program must be an absolute path", g->id);
+    return 0;
+}
+
 /* A command's and env values' substitutions, with sample values. */
 static int check_command(parser_t *ps, const gamecfg_t *g)
 {
@@ -423,6 +440,8 @@ static int check_command(parser_t *ps, const gamecfg_t *g)
     cmdline_free(argv);
     if (!abs)
         return fail(ps, "[game %s]: command: the program must be an absolute path", g->id);
+    if (g->recover[0] && check_recover(ps, g, &v) < 0)
+        return -1;
     for (int i = 0; i < g->nenv; i++)
         if (cmdline_expand(strchr(g->env[i], '=') + 1, &v, out, sizeof out, msg, sizeof msg) < 0)
             return fail(ps, "[game %s]: env: %s", g->id, msg);
@@ -693,6 +712,8 @@ int gamecfg_launch(const gamecfg_t *g, const char *name, const char *game, const
         goto oom;
     if (cmdline_argv(g->command, &v, &out->argv, err, errlen) < 0)
         goto fail;
+    if (g->recover[0] && cmdline_argv(g->recover, &v, &out->recover, err, errlen) < 0)
+        goto fail;
     if (!(out->envp = calloc(3 + GAMECFG_ENV_MAX + 1, sizeof *out->envp)))
         goto oom;
     if (build_env(g, &v, out->envp, err, errlen) < 0)
@@ -709,6 +730,7 @@ void gamecfg_launch_free(gamecfg_launch_t *l)
 {
     cmdline_free(l->argv);
     cmdline_free(l->envp);
+    cmdline_free(l->recover);
     free(l->rcfile);
     memset(l, 0, sizeof *l);
 }

@@ -50,6 +50,12 @@
  *               before each start when missing (NetHack's record,
  *               logfile and perm: it opens them, makes none); a name is
  *               in one of the three lists at most
+ *   recover     a program (an absolute path) and arguments, substituted
+ *               as command's, run in the game's box before each start
+ *               once for each lock file ("NAME.0", a level 0) left in the
+ *               playground, the file's name added as the last argument
+ *               (NetHack's recover: a game cut off by a crash or a kill
+ *               becomes a save again; spawnexec.c); needs playground
  *   user        system account the program runs as when warrend runs as
  *               root (absent: the daemon's games-user); never root
  *   term        TERM for the program (default xterm-256color)
@@ -171,6 +177,7 @@ typedef struct {
     char playground_shared[GAMECFG_TEXT];    /* bound read-only */
     char playground_shared_rw[GAMECFG_TEXT]; /* bound writable */
     char playground_files[GAMECFG_TEXT];     /* each player's own, made */
+    char recover[GAMECFG_TEXT];              /* "" = none */
     char user[33];                           /* "" = the daemon's games-user */
     char term[32];
     gamecfg_limits_t limits;
@@ -217,6 +224,7 @@ const char *gamecfg_xlog_own(const gamecfg_t *g);
 /* What the spawner execs to start a game for one player. */
 typedef struct {
     char **argv, **envp; /* NULL-terminated; owned */
+    char **recover;      /* recover's argv (a lock file's name to add), or NULL; owned */
     char *rcfile;        /* the player's rc file, or NULL; owned */
 } gamecfg_launch_t;
 

@@ -483,6 +483,7 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
                          .playground = g->playground,
                          .shared = g->playground_shared,
                          .shared_rw = g->playground_shared_rw,
+                         .recover = la.recover,
                          .userns = -1,
                          .netns = -1,
                          .filter = &d->filter};

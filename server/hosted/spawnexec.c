@@ -25,6 +25,8 @@
  * namespace, where it sets the game's user namespace's limit of user
  * namespaces made inside it to 0 (so the program can make no mount of its
  * own). Each step that fails refuses the start, named. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -42,6 +44,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "boxfilter.h"
 #include "boxnet.h"
@@ -388,11 +391,131 @@ static void __attribute__((noreturn)) child_exec(const spawnexec_t *x, const box
     child_fail(STEP_EXEC);
 }
 
+/* ---- a game cut off, recovered before the next start ------------------------------------- */
+
+#define RECOVER_ARGS_MAX  32        /* recover's argv, the lock file's name and NULL included */
+#define RECOVER_LOCKS_MAX 4         /* lock files tried before one start */
+#define RECOVER_NAME_MAX  256       /* bytes in a lock file's name, NUL included */
+#define RECOVER_BUDGET_MS 3000      /* for all of them: start-timeout is 8 s by default */
+#define RECOVER_TICK_NS   10000000L /* how often the reaper looks whether recover ended */
+
+/* Whether name in dir is a lock file recover takes: "NAME.0", a regular
+ * file, its first byte a letter or digit (never read as an option). */
+static bool recover_lock(int dir, const char *name)
+{
+    size_t len = strlen(name);
+    struct stat st;
+    if (len < 3 || len >= RECOVER_NAME_MAX || strcmp(name + len - 2, ".0") != 0 ||
+        !isalnum((unsigned char)name[0]))
+        return false;
+    return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The lock files in the playground (as the box sees it), RECOVER_LOCKS_MAX
+ * at most, into names; returns how many. */
+static int recover_locks(const char *playground, char names[][RECOVER_NAME_MAX])
+{
+    DIR *d = opendir(playground);
+    int n = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e; n < RECOVER_LOCKS_MAX && (e = readdir(d));)
+        if (recover_lock(dirfd(d), e->d_name))
+            snprintf(names[n++], RECOVER_NAME_MAX, "%s", e->d_name);
+    closedir(d);
+    return n;
+}
+
+/* recover on name, as the program runs: its directory, its memory limit,
+ * its filter; the pty its output. Execs, or exits 127. */
+static void __attribute__((noreturn))
+recover_exec(const spawnexec_t *x, const boxfilter_t *f, const char *name)
+{
+    char *argv[RECOVER_ARGS_MAX];
+    size_t n = 0;
+    for (; x->recover[n]; n++)
+        if (n >= RECOVER_ARGS_MAX - 2)
+            _exit(127);
+        else
+            argv[n] = x->recover[n];
+    argv[n++] = (char *)name;
+    argv[n] = NULL;
+    child_signals();
+    if (fchdir(FD_DIR) < 0)
+        _exit(127);
+    struct rlimit r = {(rlim_t)x->limits->memory_bytes, (rlim_t)x->limits->memory_bytes};
+    if ((x->limits->memory_bytes && setrlimit(RLIMIT_AS, &r) < 0) || boxfilter_load(f) < 0)
+        _exit(127);
+    execve(argv[0], argv, x->envp);
+    _exit(127);
+}
+
+/* Runs recover on the lock file name, killed when still running at
+ * deadline (ms of CLOCK_MONOTONIC); 0 when it exited 0. */
+static int recover_run(const spawnexec_t *x, const boxfilter_t *f, const char *name, long deadline)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return -1;
+    if (p == 0)
+        recover_exec(x, f, name);
+    const struct timespec tick = {0, RECOVER_TICK_NS};
+    int status = 0;
+    for (;;) {
+        pid_t r = waitpid(p, &status, WNOHANG);
+        if (r == p)
+            return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((r < 0 && errno != EINTR) || now.tv_sec * 1000 + now.tv_nsec / 1000000 >= deadline)
+            break;
+        nanosleep(&tick, NULL);
+    }
+    kill(p, SIGKILL);
+    while (waitpid(p, &status, 0) < 0 && errno == EINTR)
+        ;
+    return -1;
+}
+
+#define RECOVER_FAILED                                                              \
+    "\r\nYour last game, cut off, could not be recovered: the game may find it in " \
+    "progress.\r\n"
+
+/* Before the program starts: each lock file a game cut off left in the
+ * playground (a crash, a kill, a copy restored from another node) turned
+ * back into a save by recover, which removes it. One it leaves (it
+ * failed, or ran out of time) is the player's to hear of. */
+static void reaper_recover(const spawnexec_t *x, const boxfilter_t *f)
+{
+    char names[RECOVER_LOCKS_MAX][RECOVER_NAME_MAX];
+    int n = recover_locks(x->playground, names);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long deadline = now.tv_sec * 1000 + now.tv_nsec / 1000000 + RECOVER_BUDGET_MS;
+    bool failed = false;
+    int dir = open(x->playground, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (recover_run(x, f, names[i], deadline) < 0 ||
+            (dir >= 0 && fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0))
+            failed = true;
+    }
+    if (dir >= 0)
+        close(dir);
+    if (failed) {
+        ssize_t w = write(1, RECOVER_FAILED, sizeof RECOVER_FAILED - 1);
+        (void)w;
+        sleep(2); /* to be read before the game draws its screen */
+    }
+}
+
 /* In the reaper, pid 1: the program as pid 2, in a session of its own
  * with the pty as its terminal; then reaping. */
 static void __attribute__((noreturn))
 reaper_start(const spawnexec_t *x, const boxfilter_t *f, int statusfd)
 {
+    if (x->recover && x->playground && x->playground[0])
+        reaper_recover(x, f);
     pid_t game = fork();
     if (game < 0)
         child_fail(STEP_FORK);

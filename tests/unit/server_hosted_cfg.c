@@ -241,6 +241,12 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nplayground = /var/x\nnetwork = host\n",
          "line 1: [game a]: playground needs network = none (the box it is mounted in)"},
         {"[game a]\ncommand = /bin/x\nplayground = pg\n", "line 3: playground: bad value \"pg\""},
+        {"[game a]\ncommand = /bin/x\nrecover = /bin/r -d /var/x\n",
+         "line 1: [game a]: recover needs playground (where it looks)"},
+        {"[game a]\ncommand = /bin/x\nplayground = /var/x\nrecover = r -d /var/x\n",
+         "line 1: [game a]: recover: the program must be an absolute path"},
+        {"[game a]\ncommand = /bin/x\nplayground = /var/x\nrecover = /bin/r %q\n",
+         "line 1: [game a]: recover: unknown substitution \"%q\" (use %u, %n, %d, %r or %%)"},
         {"[game a]\ncommand = /bin/x\nplayground-shared = record\n",
          "line 1: [game a]: playground-shared needs playground"},
         {"[game a]\ncommand = /bin/x\nstart-timeout = 10\n",
@@ -422,6 +428,28 @@ START_TEST(gamecfg_reads_sizes)
     text = "[game crawl]\ncommand = /bin/x\nmin-size = 80x30\nmin-size = 80x30\n";
     ck_assert_int_eq(gamecfg_parse(&l, text, strlen(text), 1, err, sizeof err), -1);
     ck_assert_str_eq(err, "line 4: min-size given twice");
+}
+END_TEST
+
+START_TEST(gamecfg_launches_with_recover)
+{
+    gamecfg_list_t l = {NULL, 0};
+    char err[256] = "";
+    const char *text = "[game nh]\ncommand = /bin/x\nplayground = /var/pg\n"
+                       "recover = /usr/lib/r -d /var/pg\n[game b]\ncommand = /bin/y\n";
+    ck_assert_msg(gamecfg_parse(&l, text, strlen(text), 1, err, sizeof err) == 0, "%s", err);
+    gamecfg_launch_t la;
+    ck_assert_int_eq(
+        gamecfg_launch(&l.games[0], "bob", "bob", "/srv/g/nh/bob", &la, err, sizeof err), 0);
+    ck_assert_int_eq(count(la.recover), 3);
+    ck_assert_str_eq(la.recover[0], "/usr/lib/r");
+    ck_assert_str_eq(la.recover[2], "/var/pg");
+    gamecfg_launch_free(&la);
+    ck_assert_int_eq(
+        gamecfg_launch(&l.games[1], "bob", "bob", "/srv/g/b/bob", &la, err, sizeof err), 0);
+    ck_assert_ptr_null(la.recover); /* none: nothing runs before the program */
+    gamecfg_launch_free(&la);
+    gamecfg_list_free(&l);
 }
 END_TEST
 
@@ -619,6 +647,7 @@ Suite *suite_server_hosted_cfg(void)
     tcase_add_test(t, gamecfg_reports_the_line);
     tcase_add_test(t, gamecfg_reads_sizes);
     tcase_add_test(t, gamecfg_builds_a_launch);
+    tcase_add_test(t, gamecfg_launches_with_recover);
     tcase_add_test(t, xlog_reads_nethack_rows);
     tcase_add_test(t, xlog_reads_crawl_rows);
     tcase_add_test(t, xlog_rejects_broken_rows);

@@ -1,0 +1,125 @@
+"""A NetHack game cut off (the program SIGKILLed, as by the OOM killer,
+and warrend with it: no hangup save) is recovered before the next start:
+the section's recover (Debian's) turns the checkpoint NetHack wrote at its
+last level change back into a save, in the game's box, and the player goes
+on with the same character, on the level reached. Without recover NetHack
+finds a game in progress."""
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from harness import Daemon, unique_name
+from test_hosted import RC, answer_until, playground, settle
+
+RECOVER = "/usr/lib/games/nethack/recover"
+# a dwarvish Archeologist (no question asked), who starts with a pick-axe
+# to dig down with: the level change writes NetHack's checkpoint
+ARC = "OPTIONS=checkpoint,role:Archeologist,race:dwarf,gender:male,align:lawful\n"
+
+
+@pytest.fixture
+def recovering(bindir, tmp_path):
+    if not os.path.exists(RECOVER):
+        pytest.skip("Debian's nethack-common (recover) is not installed")
+    pg, conf = playground(tmp_path, bindir)
+    (tmp_path / "nethackrc").write_text(RC + ARC)
+    conf.write_text(conf.read_text().replace(
+        "[game nethack]\n", f"[game nethack]\nrecover = {RECOVER} -d {pg}\n", 1))
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
+    d.start()
+    yield d
+    d.stop()
+    d.stop_clean()
+
+
+def pick_axe(t):
+    """The pick-axe's letter, from the apply prompt's list."""
+    t.send("a")
+    t.wait_for("apply?")
+    t.send("?")
+    m = re.search(r"(\w) - (?:an? )?(?:[+-]\d+ )?pick-axe", t.wait_for("pick-axe"))
+    assert m, t.text()
+    t.send("\x1b")
+    settle(t)
+    return m.group(1)
+
+
+def dig_down(t):
+    """Off the stairs, then digs through the floor to level 2."""
+    axe = pick_axe(t)
+    for step in "hjklyubn" * 3:
+        t.play_keys(step)
+        settle(t)
+        t.send("a")
+        t.wait_for("apply?")
+        t.send(axe)
+        until(t, "direction")
+        t.send(">")
+        end = time.time() + 20
+        while time.time() < end and "Dlvl:2" not in t.text():
+            t.pump(quiet=0.3, limit=1)
+            if "--More--" in t.text():
+                t.send("\r")
+            elif "too hard to" in t.text() or "cannot" in t.text() or "interrupt" in t.text():
+                break
+        if "Dlvl:2" in t.text():
+            settle(t)
+            return
+    raise AssertionError(t.text())
+
+
+def until(t, goal, timeout=10):
+    """Past NetHack's --More-- until the screen shows goal."""
+    end = time.time() + timeout
+    while goal not in t.text():
+        assert time.time() < end, t.text()
+        if "--More--" in t.text():
+            t.send("\r")
+        t.pump(quiet=0.2, limit=1)
+
+
+def nethack_pids(name):
+    """Pids of the NetHack program playing as name (its own, not the box's)."""
+    pids = []
+    for p in os.listdir("/proc"):
+        try:
+            argv = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"nethack" in argv[0] and name.encode() in argv:
+            pids.append(int(p))
+    return pids
+
+
+def test_a_game_cut_off_is_recovered_at_the_next_start(recovering, clients):
+    d = recovering
+    t = clients(d.port)
+    name = unique_name("nr")
+    t.register(name)
+    assert "1) Play NetHack 3.6.6" in t.wait_for("Your choice")
+    t.send("1")
+    answer_until(t, "Dlvl:1")
+    settle(t)
+    dig_down(t)
+    pids = nethack_pids(name)
+    assert pids, "NetHack runs"
+    for p in pids:
+        os.kill(p, signal.SIGKILL)
+    d.kill()
+    d.start()
+    q = clients(d.port)
+    q.login(name)
+    q.wait_for("Your choice")
+    q.send("1")
+    end = time.time() + 20
+    while "welcome back" not in q.text():
+        assert "in progress" not in q.text() and "Destroy" not in q.text(), q.text()
+        assert time.time() < end, q.text()
+        if "--More--" in q.text():
+            q.send("\r")
+        q.pump(quiet=0.3, limit=1)
+    answer_until(q, "Dlvl:2")
+    assert "Dlvl:2" in q.text() and name.capitalize() in q.text() or name in q.text(), q.text()
