@@ -37,9 +37,9 @@ typedef struct {
      * name of shared (one space between them) bound from the real one
      * read-only, each of shared_rw writable. */
     const char *games_dir, *game, *dir, *playground, *shared, *shared_rw;
-    /* NULL, or a program and arguments run (as the program, under its
-     * filter, SPAWNEXEC_RECOVER_S at most each) in the box before it, once
-     * for each lock file "NAME.0" in playground, NAME.0 added */
+    /* NULL, or a program and arguments run in the box before the program
+     * (as it runs, but in playground; 3 seconds in all), once for each
+     * lock file "NAME.0" in playground, NAME.0 added */
     char *const *recover;
     int userns, netns;         /* without network: the games' shared ones (boxnet.h), or -1 */
     const boxfilter_t *filter; /* compiled once by the spawner; NULL or empty: refused */

@@ -426,8 +426,9 @@ static int recover_locks(const char *playground, char names[][RECOVER_NAME_MAX])
     return n;
 }
 
-/* recover on name, as the program runs: its directory, its memory limit,
- * its filter; the pty its output. Execs, or exits 127. */
+/* recover on name, as the program runs (its memory limit, its filter,
+ * the pty its output) but in the playground, where name is. Execs, or
+ * exits 127. */
 static void __attribute__((noreturn))
 recover_exec(const spawnexec_t *x, const boxfilter_t *f, const char *name)
 {
@@ -441,7 +442,7 @@ recover_exec(const spawnexec_t *x, const boxfilter_t *f, const char *name)
     argv[n++] = (char *)name;
     argv[n] = NULL;
     child_signals();
-    if (fchdir(FD_DIR) < 0)
+    if (chdir(x->playground) < 0)
         _exit(127);
     struct rlimit r = {(rlim_t)x->limits->memory_bytes, (rlim_t)x->limits->memory_bytes};
     if ((x->limits->memory_bytes && setrlimit(RLIMIT_AS, &r) < 0) || boxfilter_load(f) < 0)

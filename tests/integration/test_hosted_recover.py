@@ -20,16 +20,21 @@ RECOVER = "/usr/lib/games/nethack/recover"
 ARC = "OPTIONS=checkpoint,role:Archeologist,race:dwarf,gender:male,align:lawful\n"
 
 
-@pytest.fixture
-def recovering(bindir, tmp_path):
+def start_recovering(bindir, tmp_path, recover=None):
+    """NetHack's section with recover (Debian's when None)."""
     if not os.path.exists(RECOVER):
         pytest.skip("Debian's nethack-common (recover) is not installed")
     pg, conf = playground(tmp_path, bindir)
     (tmp_path / "nethackrc").write_text(RC + ARC)
+    recover = recover or f"{RECOVER} -d {pg}"
     conf.write_text(conf.read_text().replace(
-        "[game nethack]\n", f"[game nethack]\nrecover = {RECOVER} -d {pg}\n", 1))
-    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
-    d.start()
+        "[game nethack]\n", f"[game nethack]\nrecover = {recover}\n", 1))
+    return Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+
+
+@pytest.fixture
+def recovering(bindir, tmp_path):
+    d = start_recovering(bindir, tmp_path)
     yield d
     d.stop()
     d.stop_clean()
@@ -123,3 +128,33 @@ def test_a_game_cut_off_is_recovered_at_the_next_start(recovering, clients):
         q.pump(quiet=0.3, limit=1)
     answer_until(q, "Dlvl:2")
     assert "Dlvl:2" in q.text() and name.capitalize() in q.text() or name in q.text(), q.text()
+
+
+def test_a_recover_that_hangs_is_killed_and_the_player_told(bindir, tmp_path, clients):
+    """A lock file left (NetHack killed at once) and a recover that never
+    ends: it is killed in time, the player reads that the game could not
+    be recovered, and NetHack starts all the same."""
+    d = start_recovering(bindir, tmp_path, "/usr/bin/tail ---disable-inotify -f")  # on the lock file: never ends
+    try:
+        t = clients(d.port)
+        name = unique_name("nh")
+        t.register(name)
+        t.wait_for("Your choice")
+        t.send("1")
+        answer_until(t, "Dlvl:1")
+        for p in nethack_pids(name):
+            os.kill(p, signal.SIGKILL)
+        t.wait_for("Press any key")
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("1")
+        end = time.time() + 15  # recover's 3 s, the message's 2
+        while b"could not be recovered" not in t.raw:
+            assert time.time() < end and not t.eof, t.raw[-2000:]
+            t.pump(quiet=0.2, limit=1)
+        t.wait_for("Dlvl:1", timeout=15)  # NetHack starts all the same
+        assert not [p for p in nethack_pids(name) if b"tail" in open(f"/proc/{p}/cmdline",
+                                                                       "rb").read()]
+    finally:
+        d.stop()
+        d.stop_clean()
