@@ -485,7 +485,7 @@ static int recover_run(const spawnexec_t *x, const boxfilter_t *f, const char *n
 /* Before the program starts: each lock file a game cut off left in the
  * playground (a crash, a kill, a copy restored from another node) turned
  * back into a save by recover, which removes it. One it leaves (it
- * failed, or ran out of time) is the player's to hear of. */
+ * failed, or ran out of time) is written on the pty for the player. */
 static void reaper_recover(const spawnexec_t *x, const boxfilter_t *f)
 {
     char names[RECOVER_LOCKS_MAX][RECOVER_NAME_MAX];
@@ -503,10 +503,9 @@ static void reaper_recover(const spawnexec_t *x, const boxfilter_t *f)
     }
     if (dir >= 0)
         close(dir);
-    if (failed) {
+    if (failed) { /* warrend shows it with the program's first output, which may draw over it */
         ssize_t w = write(1, RECOVER_FAILED, sizeof RECOVER_FAILED - 1);
         (void)w;
-        sleep(2); /* to be read before the game draws its screen */
     }
 }
 
