@@ -24,7 +24,9 @@
  * read-only tmpfs, and the reaper mounts a /proc of the game's pid
  * namespace, where it sets the game's user namespace's limit of user
  * namespaces made inside it to 0 (so the program can make no mount of its
- * own). Each step that fails refuses the start, named. */
+ * own). Each step that fails refuses the start, named. Before it forks
+ * the program, the reaper runs the section's recover (when given) on each
+ * lock file a game cut off left in the playground. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
