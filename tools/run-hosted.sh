@@ -91,6 +91,7 @@ umask 022
   echo "[game nethack]"
   echo "name = NetHack 3.6.6"
   echo "command = $nh/nethack-console -d $pg -u %u"
+  echo "recover = $nh/recover -d $pg"
   echo "env = NETHACKOPTIONS=@%r"
   echo "rcfile = %d/nethackrc"
   echo "rc-default = $dir/nethackrc"
