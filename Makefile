@@ -196,7 +196,9 @@ LOOPS_SUITES := test_community.py test_web_daemon.py test_admin.py test_admin_pe
 PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild.py \
              test_server.py::test_register_play_quit_resume test_server.py::test_takeover \
              test_server.py::test_sigterm_saves_and_restart_resumes test_server.py::test_crash_at_level_change \
-             test_watch_nodes.py
+             test_watch_nodes.py test_watch_moved.py test_hosted_nodes.py test_hosted_survive.py \
+             test_kick_nodes.py test_logout_nodes.py test_mail_relogin.py test_node_events.py \
+             test_notify_forged.py test_peer_attack.py test_peer_versions.py test_storage_pg.py
 # The integration suites run as TEST_WORKERS pytest processes at once
 # (pytest-xdist; default: one per core): most of their time is spent
 # waiting on sockets. Each worker has its own temporary directories, ports
