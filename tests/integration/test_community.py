@@ -57,12 +57,14 @@ def test_final_screen_has_score_place_and_page(daemon, clients):
     t.send("l")
     t.wait_for("Welcome, jade the ")
     quit_game(t)
-    screen = t.wait_for("Place on the high scores: #1.")
+    # the page's line is the screen's last: waiting for it reads the whole
+    # screen, not a part that came in one segment before the rest
+    screen = t.wait_for(f"Its page: https://warren.example/game/{gid}")
+    assert "Place on the high scores: #1." in screen
     assert "Your game is over." in screen
     assert "Game over: quit in the town." in screen  # a game begins there
     assert re.search(r"jade the \w+ \w+: score \d+ after \d+ turns\.", screen)
     assert "Never went down into the Warren." in screen
-    assert f"Its page: https://warren.example/game/{gid}" in screen
     t.send(" ")
     t.wait_for("Your choice")
     # a second, lower game ranks below: the place comes from the scores
@@ -72,7 +74,7 @@ def test_final_screen_has_score_place_and_page(daemon, clients):
     u.send("l")
     u.wait_for("Welcome, kim the ")
     quit_game(u)
-    screen = u.wait_for("Place on the high scores: #")
+    screen = u.wait_for(f"Its page: https://warren.example/game/{kid}")
     place = int(re.search(r"high scores: #(\d+)\.", screen).group(1))
     rows = daemon.db_rows("SELECT id FROM games WHERE state = 'finished' "
                           "ORDER BY score DESC, end_time, id")
