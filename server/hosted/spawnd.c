@@ -556,11 +556,34 @@ static void start_running(spawnd_t *d, kid_t *k)
         hangup(d, k);
 }
 
+/* A start's child said something on the way (a recover that failed):
+ * told to warrend for its log, nothing else changes. */
+static void start_note(spawnd_t *d, kid_t *k, int status, const char *text)
+{
+    const gamecfg_t *g = &d->cfg->games->games[k->game];
+    char say[300]; /* a lock file's name is the player's: printable only */
+    snprintf(say, sizeof say, "%s", text[0] ? text : "a note");
+    for (char *c = say; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7F)
+            *c = '?';
+    spawnmsg_t m = {.type = SPAWNMSG_NOTE, .status = status, .text = say, .len = strlen(say)};
+    snprintf(m.game, sizeof m.game, "%s", g->id);
+    snprintf(m.dir, sizeof m.dir, "%s", k->disk.dir);
+    if (!d->eof && spawnmsg_send(d->sock, &m, -1) < 0 && errno != EPIPE && errno != ECONNRESET)
+        log_error("spawner: cannot send a note game=%s dir=%s: %s", g->id, k->disk.dir,
+                  strerror(errno));
+}
+
 /* A start's report pipe is readable: the answer to its request. */
 static void start_report(spawnd_t *d, kid_t *k)
 {
     char err[300];
-    int r = spawnexec_result(k->st.report, err, sizeof err);
+    int status = 0;
+    int r = spawnexec_result(k->st.report, err, sizeof err, &status);
+    if (r == 2) {
+        start_note(d, k, status, err);
+        return;
+    }
     if (r > 0)
         return;
     start_remove(d, k);

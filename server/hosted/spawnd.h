@@ -39,7 +39,8 @@ typedef struct {
     const char *games_dir, *game, *dir, *playground, *shared, *shared_rw;
     /* NULL, or a program and arguments run in the box before the program
      * (as it runs, but in playground; 3 seconds in all), once for each
-     * lock file "NAME.0" in playground, NAME.0 added */
+     * lock file "NAME.0" in playground, NAME.0 added; each that fails is
+     * a note on the report pipe (spawnexec_result) */
     char *const *recover;
     int userns, netns;         /* without network: the games' shared ones (boxnet.h), or -1 */
     const boxfilter_t *filter; /* compiled once by the spawner; NULL or empty: refused */
@@ -63,7 +64,9 @@ void spawnexec_close_all_but(int *keep, size_t n);
 int spawnd_caps_keep(const int *keep, size_t n);
 
 /* What the child's report pipe says: 0 it exec'd, -1 it failed before
- * (err: the step and why; the child exits, unreaped), 1 not yet. */
-int spawnexec_result(int report, char *err, size_t errlen);
+ * (err: the step and why; the child exits, unreaped), 1 not yet, 2 a
+ * note on the way (err: what, *status: a wait status or -1), the start
+ * going on (a recover that failed: the next read says more). */
+int spawnexec_result(int report, char *err, size_t errlen, int *status);
 
 #endif

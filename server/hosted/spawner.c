@@ -402,6 +402,10 @@ static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
         queue_exit(sp, m->pid, m->status, NULL);
     else if (m->type == SPAWNMSG_STOPPED)
         stopped(sp, m);
+    else if (m->type == SPAWNMSG_NOTE) /* the game starts all the same */
+        log_warn("hosted recover failed game=%s player=%s status=%d: %.*s: the game starts "
+                 "all the same",
+                 m->game, m->dir, (int)m->status, (int)m->len, m->text);
     else if (m->type == SPAWNMSG_SPAWNED)
         send_signal(sp, m->pid, SPAWNMSG_KILL);
     if (*fd >= 0)
@@ -503,7 +507,8 @@ static void start_answer(spawner_t *sp, starting_t *st, const spawnmsg_t *m, int
 /* A request's answer is kept for its callback: true when m was one. */
 static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
 {
-    bool report = m->type == SPAWNMSG_EXIT || m->type == SPAWNMSG_STOPPED;
+    bool report =
+        m->type == SPAWNMSG_EXIT || m->type == SPAWNMSG_STOPPED || m->type == SPAWNMSG_NOTE;
     starting_t *st = report ? NULL : starting_find(sp, m->seq);
     if (!st || st->answered)
         return false;

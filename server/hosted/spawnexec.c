@@ -71,7 +71,8 @@ typedef enum {
     STEP_CHDIR,
     STEP_FILTER,
     STEP_EXEC,
-    STEP_PREPARE /* its text says all */
+    STEP_PREPARE, /* its text says all */
+    STEP_NOTE     /* not a failure: a word for warrend's log (err: a wait status), then more */
 } step_t;
 static const char *const STEP_NAMES[] = {"terminal setup",
                                          "resource limits",
@@ -90,7 +91,8 @@ static const char *const STEP_NAMES[] = {"terminal setup",
                                          "chdir",
                                          "system call filter",
                                          "exec",
-                                         "the player's files"};
+                                         "the player's files",
+                                         "a note"};
 
 /* One write, below PIPE_BUF: the parent reads it whole. */
 typedef struct {
@@ -454,28 +456,32 @@ recover_exec(const spawnexec_t *x, const boxfilter_t *f, const char *name)
 }
 
 /* Runs recover on the lock file name, killed when still running at
- * deadline (ms of CLOCK_MONOTONIC); 0 when it exited 0. */
-static int recover_run(const spawnexec_t *x, const boxfilter_t *f, const char *name, long deadline)
+ * deadline (ms of CLOCK_MONOTONIC); 0 when it exited 0. *status: its
+ * wait status (-1: it could not be forked), *late: killed at deadline. */
+static int recover_run(const spawnexec_t *x, const boxfilter_t *f, const char *name, long deadline,
+                       int *status, bool *late)
 {
+    *status = -1;
+    *late = false;
     pid_t p = fork();
     if (p < 0)
         return -1;
     if (p == 0)
         recover_exec(x, f, name);
     const struct timespec tick = {0, RECOVER_TICK_NS};
-    int status = 0;
     for (;;) {
-        pid_t r = waitpid(p, &status, WNOHANG);
+        pid_t r = waitpid(p, status, WNOHANG);
         if (r == p)
-            return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+            return WIFEXITED(*status) && WEXITSTATUS(*status) == 0 ? 0 : -1;
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((r < 0 && errno != EINTR) || now.tv_sec * 1000 + now.tv_nsec / 1000000 >= deadline)
             break;
         nanosleep(&tick, NULL);
     }
+    *late = true;
     kill(p, SIGKILL);
-    while (waitpid(p, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(p, status, 0) < 0 && errno == EINTR)
         ;
     return -1;
 }
@@ -484,10 +490,34 @@ static int recover_run(const spawnexec_t *x, const boxfilter_t *f, const char *n
     "\r\nYour last game, cut off, could not be recovered: the game may find it in " \
     "progress.\r\n"
 
+/* A recover that failed on name, told to the spawner on the report pipe
+ * (STEP_NOTE, the wait status in err: -1 when it never ran), which tells
+ * warrend's log; the start goes on. */
+static void recover_note(const char *name, int status, bool late)
+{
+    child_report_t r = {(int)STEP_NOTE, status, ""};
+    if (status == -1)
+        snprintf(r.text, sizeof r.text, "recover on %s could not start", name);
+    else if (late)
+        snprintf(r.text, sizeof r.text, "recover on %s ran past %d ms: killed", name,
+                 RECOVER_BUDGET_MS);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        snprintf(r.text, sizeof r.text, "recover on %s exited 0 but left it in place", name);
+    else if (WIFEXITED(status))
+        snprintf(r.text, sizeof r.text, "recover on %s exited with status %d", name,
+                 WEXITSTATUS(status));
+    else
+        snprintf(r.text, sizeof r.text, "recover on %s was killed by signal %d", name,
+                 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    ssize_t n = write(FD_REPORT, &r, sizeof r); /* below PIPE_BUF: whole, or not at all */
+    (void)n;
+}
+
 /* Before the program starts: each lock file a game cut off left in the
  * playground (a crash, a kill, a copy restored from another node) turned
  * back into a save by recover, which removes it. One it leaves (it
- * failed, or ran out of time) is written on the pty for the player. */
+ * failed, or ran out of time) is written on the pty for the player, and
+ * said on the report pipe for warrend's log. */
 static void reaper_recover(const spawnexec_t *x, const boxfilter_t *f)
 {
     char names[RECOVER_LOCKS_MAX][RECOVER_NAME_MAX];
@@ -499,9 +529,13 @@ static void reaper_recover(const spawnexec_t *x, const boxfilter_t *f)
     int dir = open(x->playground, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     for (int i = 0; i < n; i++) {
         struct stat st;
-        if (recover_run(x, f, names[i], deadline) < 0 ||
-            (dir >= 0 && fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0))
+        int status;
+        bool late;
+        if (recover_run(x, f, names[i], deadline, &status, &late) < 0 ||
+            (dir >= 0 && fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)) {
             failed = true;
+            recover_note(names[i], status, late);
+        }
     }
     if (dir >= 0)
         close(dir);
@@ -867,8 +901,10 @@ child_run(const spawnexec_t *given, const boxfilter_t *f, int slave, int report)
 
 /* The report pipe once readable: 0 when the child exec'd (the pipe
  * closed), -1 with err when it reported the step that failed (or died
- * before exec without a word), 1 when there is nothing yet. */
-int spawnexec_result(int report, char *err, size_t errlen)
+ * before exec without a word), 1 when there is nothing yet, 2 with a
+ * note in err (*status its wait status) when it said something on the
+ * way (more follows). */
+int spawnexec_result(int report, char *err, size_t errlen, int *status)
 {
     child_report_t r;
     ssize_t n;
@@ -880,6 +916,11 @@ int spawnexec_result(int report, char *err, size_t errlen)
     if (n == 0)
         return 0;
     r.text[sizeof r.text - 1] = 0;
+    if (n == (ssize_t)sizeof r && r.step == STEP_NOTE) {
+        snprintf(err, errlen, "%s", r.text[0] ? r.text : STEP_NAMES[r.step]);
+        *status = r.err;
+        return 2;
+    }
     if (n == (ssize_t)sizeof r && r.step == STEP_PREPARE)
         snprintf(err, errlen, "%s", r.text[0] ? r.text : STEP_NAMES[r.step]);
     else if (n == (ssize_t)sizeof r && r.step >= 0 && r.step <= STEP_EXEC)

@@ -43,6 +43,7 @@ static const struct {
     [SPAWNMSG_FILES_READ] = {"files-read", {F_GAME, F_DIR}, false},
     [SPAWNMSG_FILES_WRITE] = {"files-write", {F_GAME, F_DIR}, true},
     [SPAWNMSG_FILES] = {"files", {F_TEXT}, true},
+    [SPAWNMSG_NOTE] = {"note", {F_GAME, F_DIR, F_STATUS, F_TEXT}, false},
 };
 
 const char *spawnmsg_type_name(int type)
@@ -69,7 +70,7 @@ static bool text_ok(const spawnmsg_t *m)
 {
     if (m->len > SPAWNMSG_TEXT_MAX || (m->len && !m->text) || memchr(m->text, 0, m->len))
         return false;
-    if (m->type != SPAWNMSG_FAILED && m->type != SPAWNMSG_STOPPED)
+    if (m->type != SPAWNMSG_FAILED && m->type != SPAWNMSG_STOPPED && m->type != SPAWNMSG_NOTE)
         return true;
     for (size_t i = 0; i < m->len; i++)
         if ((unsigned char)m->text[i] < 0x20 || m->text[i] == 0x7F)

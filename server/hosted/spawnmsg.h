@@ -23,14 +23,17 @@
  *              written into the player's directory (answered with DONE)
  *     FILES    text (what was not copied, "" if nothing), with a
  *              descriptor: a memfd holding the bundle read
+ *     NOTE     game, dir, i32 status, text: a start's child said
+ *              something for warrend's log on the way (a recover that
+ *              failed: its wait status, -1 when it never ran), seq 0
  * Every field is checked, whoever sent it (the spawner is the privileged
  * side reading the less privileged one): a game id is 1..GAMECFG_ID_MAX of
  * [a-z0-9_-]; a name (%n) and a dir (the account's game name: %u and
  * the name of the player's directory, one path component)
  * 1..CMDLINE_NAME_MAX of [A-Za-z0-9_-]; w in VTGRID_MIN_W..
  * SCREEN_MAX_W and h in 1..SCREEN_MAX_H; a pid 1..INT32_MAX; a text at most
- * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED or STOPPED reason also
- * without control characters); a deadline any value (CLOCK_MONOTONIC ms: a save
+ * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED or STOPPED reason and a
+ * NOTE also without control characters, never empty); a deadline any value (CLOCK_MONOTONIC ms: a save
  * the spawner comes to later is refused, warrend gave up on it); nothing
  * may trail the last field.
  *
@@ -67,6 +70,7 @@ typedef enum {
     SPAWNMSG_FILES_READ,  /* a request: answered with FILES */
     SPAWNMSG_FILES_WRITE, /* a request with a descriptor: answered with DONE */
     SPAWNMSG_FILES,       /* a reply with a descriptor */
+    SPAWNMSG_NOTE,        /* a report: for warrend's log, nothing else */
     SPAWNMSG_TYPES
 } spawnmsg_type_t;
 

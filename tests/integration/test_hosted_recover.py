@@ -157,6 +157,34 @@ def test_a_recover_that_hangs_is_killed_and_the_game_starts(bindir, tmp_path, cl
         t.send("1")
         t.wait_for("Dlvl:1", timeout=15)  # recover killed after 3 s: NetHack starts all the same
         assert not procs(b"---disable-inotify"), "recover killed"
+        d.wait_log(rf"hosted recover failed game=nethack player={name} status=9: recover on "
+                   r"\S+\.0 ran past 3000 ms: killed: the game starts all the same")
+    finally:
+        d.stop()
+        d.stop_clean()
+
+
+def test_a_recover_that_fails_is_logged_and_the_game_starts(bindir, tmp_path, clients):
+    """A lock file left (NetHack killed) and a recover that exits 1:
+    warrend's log says which game, which player and how it ended, and
+    NetHack starts all the same."""
+    d = start_recovering(bindir, tmp_path, "/usr/bin/false")
+    try:
+        t = clients(d.port)
+        name = unique_name("nf")
+        t.register(name)
+        t.wait_for("Your choice")
+        t.send("1")
+        answer_until(t, "Dlvl:1")
+        for p in nethack_pids(name):
+            os.kill(p, signal.SIGKILL)
+        t.wait_for("Press any key")
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("1")
+        t.wait_for("Dlvl:1", timeout=15)
+        d.wait_log(rf"hosted recover failed game=nethack player={name} status=256: recover on "
+                   r"\S+\.0 exited with status 1: the game starts all the same")
     finally:
         d.stop()
         d.stop_clean()

@@ -61,6 +61,12 @@ START_TEST(messages_round_trip)
         {.type = SPAWNMSG_DONE, .seq = 9},
         {.type = SPAWNMSG_XLOG_READ, .seq = 10, .game = "nethack", .dir = "bob_9"},
         {.type = SPAWNMSG_STOPPED, .pid = 42, .text = "They take 9.0 MB", .len = 16},
+        {.type = SPAWNMSG_NOTE,
+         .game = "nethack",
+         .dir = "bob_9",
+         .status = 256,
+         .text = "recover on 1000bob.0 exited with status 1",
+         .len = 41},
     };
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
         size_t n = build(&in[i], buf);
@@ -105,6 +111,13 @@ START_TEST(bad_messages_are_refused_with_a_reason)
     ck_assert_int_eq(spawnmsg_parse(buf, n, &out, err, sizeof err), -1);
     ck_assert_str_eq(err, "unknown type 99");
     buf[2] = SPAWNMSG_SPAWN;
+    /* a note is for the log: printable, never empty */
+    spawnmsg_t note = {
+        .type = SPAWNMSG_NOTE, .game = "nethack", .dir = "bob", .text = "a\x1b[2J", .len = 5};
+    ck_assert_uint_eq(spawnmsg_build(&note, buf, sizeof buf), 0);
+    note.len = 0;
+    ck_assert_uint_eq(spawnmsg_build(&note, buf, sizeof buf), 0);
+    n = build(&m, buf);
     /* fields out of their rules: each is refused, by the builder too */
     static const struct {
         const char *name, *dir;
