@@ -4,8 +4,10 @@
  * requests served meanwhile, or killed and answered late at its game's
  * start-timeout, so a start that hangs holds no slot for good) and of
  * the jobs (an rc file or xlogfile request, each in a child of its own,
- * the same), one table of its children found by pid, and the killing of
- * what they leave behind (spawner.h). Nothing on a player's files is done
+ * the same), one table of its children found by pid (and one of its
+ * running programs found by game and player, for the reads of their
+ * files), and the killing of what they leave behind (spawner.h).
+ * Nothing on a player's files is done
  * in this process: the running games' disk measurements too are a
  * child's, the measurer's (spawndisk.h). */
 #include "spawnd.h"
@@ -59,6 +61,8 @@ typedef struct {
  * by its pid, that owns all the spawner knows of it. */
 typedef struct kid {
     hnode_t hn;           /* in spawnd_t.by_pid, by pid */
+    hnode_t dir_hn;       /* in spawnd_t.by_dir, by game and dir, while a program */
+    bool by_dir;          /* in it */
     LIST_ENTRY(kid) link; /* in spawnd_t.kids */
     pid_t pid;            /* also its process group and session */
     int game;             /* index into cfg->games */
@@ -81,6 +85,8 @@ typedef struct {
     spawndisk_t disk;      /* the running games' directories, measured */
     boxfilter_t filter;    /* the programs' system call filter, compiled once (len 0: not yet) */
     hmap_t by_pid;         /* every kid_t (owned), by pid */
+    hmap_t by_dir;         /* the programs (kid_t, slot < 0, not jobs), by game and dir */
+    hmap_secret_t dir_key; /* by_dir's: the dirs are players' names */
     LIST_HEAD(, kid) kids; /* the same, to walk */
     int nkids;
     kid_t *starting[STARTS_MAX]; /* the kids whose start waits, in the poll set's order */
@@ -141,10 +147,18 @@ static int kid_add(spawnd_t *d, kid_t *k, const char *dir)
 }
 
 /* k, whose request was answered, gone (freed). */
+/* A program's place in by_dir: its game (an index) and its player's dir. */
+static uint64_t dir_hash(const spawnd_t *d, int game, const char *dir)
+{
+    return hmap_hash_keyed_str(&d->dir_key, dir) ^ hmap_hash_u64((uint64_t)(int64_t)game);
+}
+
 static void kid_remove(spawnd_t *d, kid_t *k)
 {
     spawndisk_forget(&d->disk, &k->disk);
     hmap_del(&d->by_pid, &k->hn);
+    if (k->by_dir)
+        hmap_del(&d->by_dir, &k->dir_hn);
     LIST_REMOVE(k, link);
     d->nkids--;
     free(k);
@@ -543,6 +557,8 @@ static void start_running(spawnd_t *d, kid_t *k)
     if (programs(d) == 1) /* the first program: orphans are looked for a scan's time from now */
         d->next_scan = now_ms() + TIDY_SCAN_MS;
     spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = k->pid};
+    /* found by its files' reads from now on (out of memory: not found, so read in full) */
+    k->by_dir = hmap_add(&d->by_dir, &k->dir_hn, dir_hash(d, k->game, k->disk.dir)) == 0;
     if (!d->eof)
         reply(d, &r, k->st.seq, k->st.master);
     close(k->st.master); /* warrend's copy is the only one: its end hangs the pty up */
@@ -779,13 +795,16 @@ static int files_write_work(spawnd_t *d, const spawnmsg_t *m, int files, char *e
     return ret;
 }
 
-/* The running program of game (an index) for dir, if any. */
+/* The running program of game (an index) for dir, if any: one lookup,
+ * however many run. */
 static kid_t *program_of(spawnd_t *d, int game, const char *dir)
 {
-    kid_t *k;
-    LIST_FOREACH(k, &d->kids, link)
-    if (k->slot < 0 && !k->job && k->game == game && !strcmp(k->disk.dir, dir))
-        return k;
+    HMAP_EACH(it, &d->by_dir, dir_hash(d, game, dir))
+    {
+        kid_t *k = HMAP_ITEM(it, kid_t, dir_hn);
+        if (k->game == game && !strcmp(k->disk.dir, dir))
+            return k;
+    }
     return NULL;
 }
 
@@ -1163,8 +1182,11 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     d.fs.games_fd = -1;
     d.nets.scope = -1;
     hmap_init(&d.by_pid);
+    hmap_init(&d.by_dir);
     LIST_INIT(&d.kids);
     setup(&d, sock);
+    if (hmap_secret_init(&d.dir_key) < 0) /* still found, only not keyed against flooding */
+        log_warn("spawner: no random key for its table of programs by player");
     spawndisk_init(&d.disk, cfg, &d.fs); /* after setup, which closes what was open */
     char err[300];
     filter_ready(&d, err, sizeof err); /* once; a failure is told at each start */
