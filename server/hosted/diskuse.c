@@ -31,6 +31,16 @@ static bool past_stop(const walk_t *w)
 
 static void walk_dir(walk_t *w, int fd, int depth);
 
+/* splitmix64's finaliser: each bit of v spread over all 64. */
+static uint64_t mix(uint64_t v)
+{
+    v ^= v >> 30;
+    v *= 0xbf58476d1ce4e5b9u;
+    v ^= v >> 27;
+    v *= 0x94d049bb133111ebu;
+    return v ^ (v >> 31);
+}
+
 /* One entry of the directory fd: counted, and walked when a directory. */
 static void walk_entry(walk_t *w, int fd, const char *name, int depth)
 {
@@ -42,6 +52,10 @@ static void walk_entry(walk_t *w, int fd, const char *name, int depth)
     }
     w->use->entries++;
     w->use->bytes += (uint64_t)st.st_blocks * 512u;
+    if (S_ISREG(st.st_mode)) /* summed: the walk's order does not matter */
+        w->use->sig +=
+            mix((uint64_t)st.st_ino ^ mix((uint64_t)st.st_size) ^
+                mix((uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec));
     if (!S_ISDIR(st.st_mode))
         return;
     if (depth >= DISKUSE_DEPTH_MAX) {

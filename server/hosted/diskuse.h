@@ -32,6 +32,11 @@ typedef struct {
     bool cut;  /* it stopped counting past a stop value: both are at least this */
     bool deep; /* too deep, or a directory that could not be read: over */
     bool huge; /* past DISKUSE_ENTRIES_MAX entries: over, whatever the caps */
+    /* The regular files' inode, size and mtime, hashed and summed: it
+     * changes when one of them does, as when a program writes through a
+     * shared mapping (the kernel sets mtime at the first such write after
+     * each writeback), which no inotify event tells of. */
+    uint64_t sig;
     /* Added by the caller, not the walk: of bytes, those of files the
      * running game holds open that no directory names (diskheld.h), and
      * whether some of its open files could not be looked at (over). */

@@ -358,6 +358,12 @@ static void judge(spawndisk_t *dk, spawndisk_game_t *dg, const report_t *r, uint
         due_by(dg, tick(now + SPAWNDISK_EVERY_MS));
         return;
     }
+    /* a write no watch saw (a shared mapping's), or one before the first
+     * measurement, which nothing compares with: copied */
+    if (!dg->sig_known || use->sig != dg->sig)
+        dg->changed = true;
+    dg->sig = use->sig;
+    dg->sig_known = true;
     bool over = diskuse_over(use, g->disk_bytes, g->disk_files);
     /* twice a cap: killed (a tree too deep, unreadable or past the ceiling is hung up only) */
     diskuse_t counted = *use;

@@ -16,7 +16,9 @@
  * a game at most: a write, a new entry, a rename into it; a game with
  * more is measured every SPAWNDISK_NEAR_MS instead), so a program that writes is measured as it
  * writes while an idle one costs only its periodic measurement, which
- * catches what inotify does not see (writes through a shared mapping).
+ * catches what inotify does not see (writes through a shared mapping:
+ * for the disk caps, and, by a change of its files' sizes and mtimes,
+ * for the copies of spawndisk_changed).
  * The measurements are made by the measurer, one long-lived child of
  * the spawner's ("warren-measurer", started with the first game to
  * measure), asked over a socket pair one fixed-size request a game
@@ -91,6 +93,8 @@ typedef struct spawndisk_game {
     bool hung, dead;     /* hung up for its disk; killed for it */
     bool stuck;          /* its directory did not answer the last batch */
     bool changed;        /* something in it changed since its last copy began (or unknown) */
+    uint64_t sig;        /* its files' signature at the last measurement (diskuse_t.sig) */
+    bool sig_known;      /* measured once at least */
     spawndisk_wd_t *wds; /* its directories watched (owned) */
 } spawndisk_game_t;
 
@@ -142,8 +146,11 @@ int spawndisk_check(spawndisk_t *dk, int game, const char *dir, char *err, size_
  * its files: spawner_files_read), as far as the watches tell (the events
  * queued are read first): true while not all of it is watched, or the
  * kernel lost events. spawndisk_copying: a copy begins now. A write
- * through a shared mapping tells no watch: the copy at the game's end,
- * once no program runs, reads it all. */
+ * through a shared mapping tells no watch: the periodic measurement
+ * (SPAWNDISK_EVERY_MS) sees it in the files' sizes and mtimes
+ * (diskuse_t.sig) when the file system sets mtime on such writes (ext4,
+ * xfs, btrfs: at the first write after each writeback; tmpfs does not),
+ * and the copy at the game's end, once no program runs, reads it all. */
 bool spawndisk_changed(spawndisk_t *dk, spawndisk_game_t *g, uint64_t now);
 void spawndisk_copying(spawndisk_game_t *g);
 

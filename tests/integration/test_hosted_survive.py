@@ -36,11 +36,11 @@ def pair(bindir, tmp_path):
             d.stop_clean()
 
 
-def start_pair(bindir, tmp_path, more=()):
+def start_pair(bindir, tmp_path, more=(), mode="saver"):
     open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
     conf = tmp_path / "warren.conf"
-    conf.write_text(f"[game saver]\nname = Saver\ncommand = {toy} saver\nhangup-timeout = 1\n"
+    conf.write_text(f"[game saver]\nname = Saver\ncommand = {toy} {mode}\nhangup-timeout = 1\n"
                     "copy-max = 1\n")
     made = []
     for name in ("a", "b"):
@@ -363,3 +363,39 @@ def bench_copies(a, clients, bindir, n, secs):
     print(f"BENCH hosted.copies.{n}.spawner_cpu_pct {100 * (cpu2 - cpu) / took:.1f}")
     for p in players:
         p.type_now("q")
+
+
+def test_a_save_written_only_through_a_mapping_is_copied_as_the_game_runs(bindir, tmp_path,
+                                                                         clients):
+    """A game that writes its save only through a shared mapping (ptytoy
+    mapsaver: msync, never write(2)) tells no inotify watch; the spawner's
+    periodic measurement sees the file's mtime change, so the copies while
+    it runs (as its terminal output asks for them) still take it."""
+    made = start_pair(bindir, tmp_path, mode="mapsaver")
+    try:
+        a, _ = made
+        name = unique_name("hm")
+        p = play(clients, a, name, register=True)
+        p.wait_for("mapped: []")
+        for i, ch in enumerate("abc"):
+            time.sleep(1)  # a change after the copies' first measurements
+            p.send(ch)
+            p.wait_for(f"state: [{'abc'[:i + 1]}]")
+        want = b"abc".ljust(64, b"\0")
+        end = time.time() + 15
+        while True:
+            rows = a.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                             "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'",
+                             name)
+            if rows and bytes(rows[0][0]) == want:
+                break
+            assert time.time() < end, rows  # the game still runs: not its last copy
+            p.send("1")  # output, and so copies asked for, as a game draws
+            p.wait_for("state: [abc]")
+            time.sleep(0.5)
+        p.send("q")
+    finally:
+        for d in made:
+            if d.alive():
+                d.stop_clean()
+

@@ -18,6 +18,9 @@
  *              in its working directory, the player's) or "nothing saved", then
  *              adds each letter typed to TEXT, saves it at once and prints
  *              "state: [TEXT]"; exits on 'q'
+ *   mapsaver   the same, its save written only through a shared mapping
+ *              of save/state (64 bytes, NUL-padded; msync after each
+ *              letter), never by write(2): prints "mapped: [TEXT]" first
  *   slow N     writes nothing for N seconds (a big program loading its
  *              data), then runs as keys
  *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
@@ -317,6 +320,41 @@ static int saver(void)
             saver_write(state);
         }
         snprintf(line, sizeof line, "state: [%s]\r\n", state);
+        out(line);
+    }
+    return 0;
+}
+
+/* saver's game, its state written through a shared mapping of
+ * save/state alone (MAPSAVER_BYTES, NUL-padded), never by write(2):
+ * synced (msync) after each change, as a program that wants its save
+ * on disk does, so the kernel sets the file's mtime at the next. */
+#define MAPSAVER_BYTES 64
+static int mapsaver(void)
+{
+    mkdir("save", 0700);
+    int fd = open("save/state", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    char *m = fd < 0 || ftruncate(fd, MAPSAVER_BYTES) < 0
+                  ? MAP_FAILED
+                  : mmap(NULL, MAPSAVER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (m == MAP_FAILED) {
+        out("cannot map\r\n");
+        return 1;
+    }
+    raw_mode();
+    char line[200];
+    size_t len = strnlen(m, MAPSAVER_BYTES - 1);
+    snprintf(line, sizeof line, "mapped: [%.*s]\r\n", (int)len, m);
+    out(line);
+    unsigned char b;
+    while (read(0, &b, 1) == 1 && b != 'q') {
+        if (b >= 'a' && b <= 'z' && len + 1 < MAPSAVER_BYTES) {
+            m[len++] = (char)b;
+            msync(m, MAPSAVER_BYTES, MS_SYNC);
+        }
+        snprintf(line, sizeof line, "state: [%.*s]\r\n", (int)len, m);
         out(line);
     }
     return 0;
@@ -1130,15 +1168,15 @@ static const struct {
     int (*plain)(void);
     int (*with)(int argc, char **argv);
 } MODES[] = {
-    {"exit", NULL, exit_with},     {"flood", flood, NULL},         {"nohup", nohup, NULL},
-    {"noread", noread, NULL},      {"draw", draw, NULL},           {"winsize", winsize, NULL},
-    {"report", report, NULL},      {"setsid", leave_behind, NULL}, {"plant", NULL, plant},
-    {"keys", keys, NULL},          {"saver", saver, NULL},         {"xlog", NULL, xlog_row},
-    {"connect", NULL, connect_to}, {"unix", NULL, unix_abstract},  {"peek", peek, NULL},
-    {"kill", kill_pid, NULL},      {"snoop", NULL, snoop},         {"grab", NULL, grab_in},
-    {"unmount", NULL, unmount_in}, {"fill", NULL, fill},           {"spill", NULL, spill},
-    {"sysv", sysv, NULL},          {"calls", calls, NULL},         {"hold", NULL, hold},
-    {"slow", NULL, slow},
+    {"exit", NULL, exit_with}, {"flood", flood, NULL},         {"nohup", nohup, NULL},
+    {"noread", noread, NULL},  {"draw", draw, NULL},           {"winsize", winsize, NULL},
+    {"report", report, NULL},  {"setsid", leave_behind, NULL}, {"plant", NULL, plant},
+    {"keys", keys, NULL},      {"saver", saver, NULL},         {"mapsaver", mapsaver, NULL},
+    {"xlog", NULL, xlog_row},  {"connect", NULL, connect_to},  {"unix", NULL, unix_abstract},
+    {"peek", peek, NULL},      {"kill", kill_pid, NULL},       {"snoop", NULL, snoop},
+    {"grab", NULL, grab_in},   {"unmount", NULL, unmount_in},  {"fill", NULL, fill},
+    {"spill", NULL, spill},    {"sysv", sysv, NULL},           {"calls", calls, NULL},
+    {"hold", NULL, hold},      {"slow", NULL, slow},
 };
 
 int main(int argc, char **argv)
@@ -1147,11 +1185,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++)
         if (!strcmp(mode, MODES[i].name))
             return MODES[i].plain ? MODES[i].plain() : MODES[i].with(argc, argv);
-    fprintf(stderr,
-            "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-            "plant RC TARGET NEW|keys|saver|xlog FILE NAME|connect PORT|unix listen|connect "
-            "NAME|peek|kill|snoop [DIR...]|"
-            "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-            "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N\n");
+    fprintf(
+        stderr,
+        "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+        "plant RC TARGET NEW|keys|saver|mapsaver|xlog FILE NAME|connect PORT|unix listen|connect "
+        "NAME|peek|kill|snoop [DIR...]|"
+        "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
+        "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N\n");
     return 2;
 }
