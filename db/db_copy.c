@@ -57,7 +57,7 @@ static const table_t TABLES[] = {
      "iitiiiiiii", .ident = true},
     {"hosted_chunks", "game, seq, ms, data", "iiib"},
     {"hosted_files", "user, game, path, data", "ittb"},
-    {"hosted_file_sets", "user, game, gen, node, bytes, at", "ititii"},
+    {"hosted_file_sets", "user, game, gen, node, bytes, at, uid, gid", "ititiiii"},
     /* the target keeps its own id: it is another database */
     {"meta", "key, value", "tt", .where = "key <> 'id'"},
 };

@@ -148,10 +148,12 @@ static int read_file_set(const db_cur_t *st, void *row)
     s->gen = db_col_int(st, 0);
     db_col_copy(st, 1, s->node, sizeof s->node);
     s->bytes = db_col_int(st, 2);
+    s->uid = db_col_int(st, 3);
+    s->gid = db_col_int(st, 4);
     return DB_OK;
 }
 
-const db_row_t db_row_hosted_file_set = {sizeof(db_hosted_file_set_t), 3, read_file_set, NULL};
+const db_row_t db_row_hosted_file_set = {sizeof(db_hosted_file_set_t), 5, read_file_set, NULL};
 
 static int read_file(const db_cur_t *st, void *row)
 {
@@ -176,15 +178,15 @@ void db_hosted_files_claim(db_t *db, int64_t user, const char *game, const char 
 }
 
 void db_hosted_files_put(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
-                         const db_hosted_file_t *files, size_t n, int64_t bytes, db_done_cb cb,
-                         void *ud)
+                         int64_t uid, int64_t gid, const db_hosted_file_t *files, size_t n,
+                         int64_t bytes, db_done_cb cb, void *ud)
 {
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), user);
     db_op_game(op, DB_OP_NO_GAME);
     db_op_step(op, DB_STMT_HOSTED_FILES_GEN,
                DB_ARGS(DB_INT(user), DB_TEXT_MAX(game, DB_HOSTED_ID_MAX),
                        DB_INT(files ? bytes : -1), DB_INT(at),
-                       DB_TEXT_MAX(node, DB_HOSTED_NODE_MAX)));
+                       DB_TEXT_MAX(node, DB_HOSTED_NODE_MAX), DB_INT(uid), DB_INT(gid)));
     if (files)
         db_op_step(op, DB_STMT_HOSTED_FILES_CLEAR, DB_ARGS(DB_INT(user), DB_TEXT(game)));
     for (size_t i = 0; files && i < n; i++)

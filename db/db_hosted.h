@@ -70,11 +70,13 @@ void db_hosted_ends_since(db_t *db, int64_t user, int64_t since, int limit, db_g
 
 /* A player's set of files of a game: gen counts its copies, node holds
  * the game (only it may copy), bytes -1 when the last copy was over the
- * section's copy-max (the files kept are older). */
+ * section's copy-max (the files kept are older), uid and gid the ids
+ * its files were read as at the last copy (-1: unknown). */
 typedef struct {
     int64_t gen;
     char node[DB_HOSTED_NODE_MAX];
     int64_t bytes;
+    int64_t uid, gid;
 } db_hosted_file_set_t;
 
 /* One file of a set (data borrowed). */
@@ -93,13 +95,14 @@ typedef void (*db_hosted_files_cb)(void *ud, int status, const db_hosted_file_se
 void db_hosted_files_claim(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
                            db_done_cb cb, void *ud);
 /* user's files of game replaced by files (n of them, bytes in all; data
- * copied) and its generation counted, at (Unix seconds), in one
- * transaction; files NULL: the copy was over copy-max (bytes -1 kept,
- * the older files too). DB_ENOTFOUND, nothing changed, when node does
- * not hold the set (another node claimed it since). */
+ * copied) and its generation counted, at (Unix seconds), read as uid
+ * and gid (the game's user), in one transaction; files NULL: the copy
+ * was over copy-max (bytes -1 kept, the older files too). DB_ENOTFOUND,
+ * nothing changed, when node does not hold the set (another node
+ * claimed it since). */
 void db_hosted_files_put(db_t *db, int64_t user, const char *game, const char *node, int64_t at,
-                         const db_hosted_file_t *files, size_t n, int64_t bytes, db_done_cb cb,
-                         void *ud);
+                         int64_t uid, int64_t gid, const db_hosted_file_t *files, size_t n,
+                         int64_t bytes, db_done_cb cb, void *ud);
 /* user's set of game and its files, in path order. */
 void db_hosted_files_get(db_t *db, int64_t user, const char *game, db_hosted_files_cb cb, void *ud);
 

@@ -435,15 +435,15 @@ void db_file_close(db_file_t *f, bool lost);
       "INSERT INTO hosted_file_sets(user, game, gen, node, bytes, at) VALUES (?1, ?2, 0, ?3, 0, " \
       "?4) ON CONFLICT (user, game) DO UPDATE SET node = excluded.node")                          \
     /* a copy by a node that no longer holds the set changes nothing */                           \
-    X(HOSTED_FILES_GEN, "itiit", CHANGE, none,                                                    \
-      "UPDATE hosted_file_sets SET gen = gen + 1, bytes = ?3, at = ?4 WHERE user = ?1 AND "       \
-      "game = ?2 AND node = ?5")                                                                  \
+    X(HOSTED_FILES_GEN, "itiitii", CHANGE, none,                                                  \
+      "UPDATE hosted_file_sets SET gen = gen + 1, bytes = ?3, at = ?4, uid = ?6, gid = ?7 "       \
+      "WHERE user = ?1 AND game = ?2 AND node = ?5")                                              \
     X(HOSTED_FILES_CLEAR, "it", RUN, none,                                                        \
       "DELETE FROM hosted_files WHERE user = ?1 AND game = ?2")                                   \
     X(HOSTED_FILE_INSERT, "ittb", RUN, none,                                                      \
       "INSERT INTO hosted_files(user, game, path, data) VALUES (?1, ?2, ?3, ?4)")                 \
     X(HOSTED_FILE_SET, "it", ROW, hosted_file_set,                                                \
-      "SELECT gen, node, bytes FROM hosted_file_sets WHERE user = ?1 AND game = ?2")              \
+      "SELECT gen, node, bytes, uid, gid FROM hosted_file_sets WHERE user = ?1 AND game = ?2")    \
     X(HOSTED_FILES, "it", ROWS, hosted_file,                                                      \
       "SELECT path, data FROM hosted_files WHERE user = ?1 AND game = ?2 ORDER BY path")
 

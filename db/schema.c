@@ -311,6 +311,11 @@ static const char *const migrations[] = {
     "    at INTEGER NOT NULL,\n"
     "    PRIMARY KEY (user, game)\n"
     ");\n",
+    /* 22: the ids the files of a set were read as (the games' user of the
+     * node that copied them: -1 unknown, copied before), so a node whose
+     * games run as other ids refuses to restore them */
+    "ALTER TABLE hosted_file_sets ADD COLUMN uid INTEGER NOT NULL DEFAULT -1;\n"
+    "ALTER TABLE hosted_file_sets ADD COLUMN gid INTEGER NOT NULL DEFAULT -1;\n",
 };
 
 int db_migration_count(void)

@@ -198,7 +198,8 @@ CREATE TABLE hosted_chunks (
 -- as they change, so another node restores the game once the node that
 -- ran it is gone (hostcopy.h): one row a file, and one a player's set
 -- with its generation, the node that holds the game (only it may copy)
--- and its bytes (-1: the last copy was over copy-max).
+-- and its bytes (-1: the last copy was over copy-max), and the ids its
+-- files were read as (the copying node's games user; -1: unknown).
 CREATE TABLE hosted_files (
     user INTEGER NOT NULL REFERENCES users(id),
     game TEXT NOT NULL,
@@ -212,7 +213,7 @@ CREATE TABLE hosted_file_sets (
     gen INTEGER NOT NULL,
     node TEXT NOT NULL,
     bytes INTEGER NOT NULL,
-    at INTEGER NOT NULL,
+    at INTEGER NOT NULL, uid INTEGER NOT NULL DEFAULT -1, gid INTEGER NOT NULL DEFAULT -1,
     PRIMARY KEY (user, game)
 );
 

@@ -304,6 +304,10 @@ static const char *const migrations[] = {
     "    at BIGINT NOT NULL,\n"
     "    PRIMARY KEY (\"user\", game)\n"
     ");\n",
+    /* 22: the ids the files of a set were read as (schema.c's migration
+     * 22) */
+    "ALTER TABLE hosted_file_sets ADD COLUMN uid BIGINT NOT NULL DEFAULT -1;\n"
+    "ALTER TABLE hosted_file_sets ADD COLUMN gid BIGINT NOT NULL DEFAULT -1;\n",
 };
 
 int db_pg_migration_count(void)

@@ -148,6 +148,28 @@ static void restore(before_t *b, const db_hosted_file_t *files, size_t n)
     on_restored(-1, "", err, b);
 }
 
+/* Whether set's files were read as the ids g's games run as here (or as
+ * ids unknown: copied before they were kept): a game keeps its uid in
+ * its files' names (NetHack's save is UIDNAME), so files restored under
+ * other ids would not be its own. Else why in why. */
+static bool same_ids(server_t *srv, const gamecfg_t *g, const db_hosted_file_set_t *set, char *why,
+                     size_t whylen)
+{
+    uid_t uid;
+    gid_t gid;
+    if (set->uid < 0 && set->gid < 0)
+        return true;
+    if (spawner_game_ids(srv->spawner, g->id, &uid, &gid) < 0)
+        return snprintf(why, whylen, "no such game here"), false;
+    if ((int64_t)uid == set->uid && (int64_t)gid == set->gid)
+        return true;
+    snprintf(why, whylen,
+             "games here run as uid=%lld gid=%lld (the games user must have the same ids on "
+             "every node)",
+             (long long)uid, (long long)gid);
+    return false;
+}
+
 static void on_set(void *ud, int status, const db_hosted_file_set_t *set,
                    const db_hosted_file_t *files, size_t n)
 {
@@ -175,6 +197,17 @@ static void on_set(void *ud, int status, const db_hosted_file_set_t *set,
                  "Your %s game is on server %s: its files were too large to copy\n"
                  "here, so it cannot go on here. It goes on once that server is\n"
                  "back; an admin can help.",
+                 b->g->name, set->node);
+        before_refuse(b, say);
+    } else if (!same_ids(srv, b->g, set, say, sizeof say)) {
+        log_error("hosted files not restored user=%s game=%s gen=%lld from=%s: they were "
+                  "copied as uid=%lld gid=%lld, %s",
+                  b->c->user, b->g->id, (long long)set->gen, set->node, (long long)set->uid,
+                  (long long)set->gid, say);
+        snprintf(say, sizeof say,
+                 "Your %s game from server %s cannot be put in place here: this\n"
+                 "server runs its games as another system user. It goes on once\n"
+                 "that server is back; an admin can help.",
                  b->g->name, set->node);
         before_refuse(b, say);
     } else {
@@ -281,8 +314,12 @@ static void put(hostcopy_t *hc, const db_hosted_file_t *rows, size_t n, int64_t 
         snprintf(p->player, sizeof p->player, "%s", hc->player);
         snprintf(p->game, sizeof p->game, "%s", hc->g->id);
     }
+    uid_t uid = (uid_t)-1;
+    gid_t gid = (gid_t)-1;
+    bool ids = spawner_game_ids(hc->srv->spawner, hc->g->id, &uid, &gid) == 0;
     db_hosted_files_put(hc->srv->db, hc->user, hc->g->id, hc->srv->cfg.node, (int64_t)time(NULL),
-                        rows, n, bytes, p ? on_put : NULL, p);
+                        ids ? (int64_t)uid : -1, ids ? (int64_t)gid : -1, rows, n, bytes,
+                        p ? on_put : NULL, p);
 }
 
 static uint64_t checksum(const void *p, size_t len)

@@ -69,6 +69,8 @@ typedef struct {
 
 struct spawner {
     spawner_cfg_t cfg;
+    uid_t uid; /* the spawner's own ids: its games' when it switches to none */
+    gid_t gid;
     pid_t pid;
     int fd; /* warrend's end of the socketpair; -1 once closed */
     bool gone;
@@ -197,6 +199,8 @@ spawner_t *spawner_start(const spawner_cfg_t *cfg, char *err, size_t errlen)
         return NULL;
     }
     sp->cfg = *cfg;
+    sp->uid = geteuid(); /* the fork's: warrend may drop its own later */
+    sp->gid = getegid();
     void *gate = mmap(NULL, sizeof *sp->cfg.rc_gate, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     sp->cfg.rc_gate = gate == MAP_FAILED ? NULL : gate; /* zeroed: SPAWNER_RC_OPEN */
@@ -219,6 +223,17 @@ spawner_t *spawner_start(const spawner_cfg_t *cfg, char *err, size_t errlen)
     sp->fd = sv[0];
     log_info("spawner pid=%d started", (int)pid);
     return sp;
+}
+
+int spawner_game_ids(const spawner_t *sp, const char *game, uid_t *uid, gid_t *gid)
+{
+    const gamecfg_t *g = gamecfg_find(sp->cfg.games, game);
+    if (!g)
+        return -1;
+    const spawner_user_t *u = &sp->cfg.users[g - sp->cfg.games->games];
+    *uid = u->sw ? u->uid : sp->uid;
+    *gid = u->sw ? u->gid : sp->gid;
+    return 0;
 }
 
 pid_t spawner_pid(const spawner_t *sp)

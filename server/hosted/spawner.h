@@ -159,6 +159,11 @@ void spawner_stop(spawner_t *sp);
 /* The spawner's process (the unit tests watch it end). */
 pid_t spawner_pid(const spawner_t *sp);
 
+/* The ids game's programs run as (and its players' files are read and
+ * written as): its user's when the spawner switches, else the
+ * spawner's own. 0, or -1 when there is no such game. */
+int spawner_game_ids(const spawner_t *sp, const char *game, uid_t *uid, gid_t *gid);
+
 /* Why game cannot start for anyone (its user is missing), or NULL. */
 const char *spawner_unavailable(const spawner_t *sp, const char *game);
 

@@ -10,6 +10,7 @@ directory: a link and a FIFO are never copied (logged), files over
 copy-max are not copied at all (logged, the set marked), and the player who
 comes back on another node is told instead of starting a new game."""
 import os
+import pwd
 import re
 import shutil
 import time
@@ -36,7 +37,7 @@ def pair(bindir, tmp_path):
             d.stop_clean()
 
 
-def start_pair(bindir, tmp_path, more=(), mode="saver"):
+def start_pair(bindir, tmp_path, more=(), mode="saver", more_b=()):
     open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
     conf = tmp_path / "warren.conf"
@@ -46,7 +47,7 @@ def start_pair(bindir, tmp_path, more=(), mode="saver"):
     for name in ("a", "b"):
         d = Daemon(bindir, tmp_path / name,
                    extra=["--config", conf, "--node", name, "--lease-ttl-ms", TTL_MS,
-                          "--lease-renew-ms", RENEW_MS, *more])
+                          "--lease-renew-ms", RENEW_MS, *more, *(more_b if made else ())])
         if made:
             d.db_url = made[0].db_url
             d.argv[d.argv.index("--db") + 1] = made[0].db_url
@@ -399,3 +400,40 @@ def test_a_save_written_only_through_a_mapping_is_copied_as_the_game_runs(bindir
             if d.alive():
                 d.stop_clean()
 
+
+def test_files_copied_as_other_ids_are_not_restored(bindir, tmp_path, clients):
+    """The set keeps the ids its files were read as (the games user of the
+    node that copied them). A node whose games run as other ids (its
+    games user has another uid: NetHack names its save by uid) refuses to
+    restore them: a line in its log, a plain message to the player, and
+    nothing starts there."""
+    if os.geteuid() != 0:
+        pytest.skip("games run as a user of their own only when warrend is root")
+    made = start_pair(bindir, tmp_path, more_b=["--games-user", "nobody"])
+    try:
+        a, b = made
+        name = unique_name("hu")
+        p = play(clients, a, name, register=True)
+        p.wait_for("nothing saved")
+        p.send("u")
+        p.wait_for("state: [u]")
+        gen, _, _ = copied(a, name, "save/state", b"u")
+        games = pwd.getpwnam("warren-games")
+        ids = a.db_rows("SELECT s.uid, s.gid FROM hosted_file_sets s JOIN users u ON "
+                        "u.id = s.user WHERE u.name = ?", name)
+        assert ids == [(games.pw_uid, games.pw_gid)], ids
+        machine_gone(a)
+        nobody = pwd.getpwnam("nobody")
+        q, text = back_on(clients, b, name, "another system user",
+                          said=SAID + ("another system user",))
+        assert "Your Saver game from server a cannot be put in place here" in text, text
+        b.wait_log(rf"hosted files not restored user={name} game=saver gen={gen} from=a: they "
+                   rf"were copied as uid={games.pw_uid} gid={games.pw_gid}, games here run as "
+                   rf"uid={nobody.pw_uid} gid={nobody.pw_gid}")
+        assert not (b.dir / "games" / "saver").exists() or not list(
+            (b.dir / "games" / "saver").iterdir()), "nothing started"
+        assert file_set(b, name)[1] == "a", "b did not take the set"
+    finally:
+        for d in made:
+            if d.alive():
+                d.stop_clean()
