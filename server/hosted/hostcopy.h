@@ -19,8 +19,11 @@
  * the player's directory here first (spawner_files_write), so the program
  * finds its save (or its level files, as after a crash on one machine).
  * When the game still runs on another live node (its heartbeat names it),
- * or its files were over copy-max there, the player is told so in plain
- * words and nothing starts. This node then holds the set.
+ * or its files were over copy-max there, or were read there as other ids
+ * than the game's programs run as here (each copy records its uid and
+ * gid: a game may name its files by uid, as NetHack does), the player is
+ * told so in plain words and nothing starts. This node then holds the
+ * set.
  *
  * With SQLite (one machine), or copy-max 0, nothing is copied: a start
  * goes on at once, as before. Home's loop only. */
