@@ -147,10 +147,11 @@ static int kid_add(spawnd_t *d, kid_t *k, const char *dir)
 }
 
 /* k, whose request was answered, gone (freed). */
-/* A program's place in by_dir: its game (an index) and its player's dir. */
-static uint64_t dir_hash(const spawnd_t *d, int game, const char *dir)
+/* A program's place in by_dir: its game's id and its player's dir (what
+ * a files request carries: no walk of the config's games either). */
+static uint64_t dir_hash(const spawnd_t *d, const char *game, const char *dir)
 {
-    return hmap_hash_keyed_str(&d->dir_key, dir) ^ hmap_hash_u64((uint64_t)(int64_t)game);
+    return hmap_hash_keyed_str(&d->dir_key, dir) ^ hmap_hash_str(game);
 }
 
 static void kid_remove(spawnd_t *d, kid_t *k)
@@ -558,7 +559,8 @@ static void start_running(spawnd_t *d, kid_t *k)
         d->next_scan = now_ms() + TIDY_SCAN_MS;
     spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = k->pid};
     /* found by its files' reads from now on (out of memory: not found, so read in full) */
-    k->by_dir = hmap_add(&d->by_dir, &k->dir_hn, dir_hash(d, k->game, k->disk.dir)) == 0;
+    k->by_dir = hmap_add(&d->by_dir, &k->dir_hn,
+                         dir_hash(d, d->cfg->games->games[k->game].id, k->disk.dir)) == 0;
     if (!d->eof)
         reply(d, &r, k->st.seq, k->st.master);
     close(k->st.master); /* warrend's copy is the only one: its end hangs the pty up */
@@ -795,14 +797,14 @@ static int files_write_work(spawnd_t *d, const spawnmsg_t *m, int files, char *e
     return ret;
 }
 
-/* The running program of game (an index) for dir, if any: one lookup,
+/* The running program of game (its id) for dir, if any: one lookup,
  * however many run. */
-static kid_t *program_of(spawnd_t *d, int game, const char *dir)
+static kid_t *program_of(spawnd_t *d, const char *game, const char *dir)
 {
     HMAP_EACH(it, &d->by_dir, dir_hash(d, game, dir))
     {
         kid_t *k = HMAP_ITEM(it, kid_t, dir_hn);
-        if (k->game == game && !strcmp(k->disk.dir, dir))
+        if (!strcmp(d->cfg->games->games[k->game].id, game) && !strcmp(k->disk.dir, dir))
             return k;
     }
     return NULL;
@@ -812,8 +814,7 @@ static kid_t *program_of(spawnd_t *d, int game, const char *dir)
  * since its last read began is answered at once, with no child. */
 static void on_files(spawnd_t *d, const spawnmsg_t *m)
 {
-    kid_t *k =
-        m->type == SPAWNMSG_FILES_READ ? program_of(d, game_index(d, m->game), m->dir) : NULL;
+    kid_t *k = m->type == SPAWNMSG_FILES_READ ? program_of(d, m->game, m->dir) : NULL;
     if (k && !spawndisk_changed(&d->disk, &k->disk, now_ms())) {
         reply_failed(d, m->seq, SPAWNER_FILES_SAME);
         return;
