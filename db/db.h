@@ -402,6 +402,11 @@ void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
  * row. */
 void db_nodes_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud);
 typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
+/* Two numbers a row (db_users_gone, db_logins_gone say what each is). */
+typedef struct {
+    int64_t a, b;
+} db_pair_t;
+typedef void (*db_pairs_cb)(void *ud, int status, const db_pair_t *rows, size_t n);
 void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
 /* Up to limit live games whose lease rows name another node than node
  * whose heartbeat lapsed (it stopped renewing): in ascending order. The
@@ -458,7 +463,8 @@ void db_journal_set_aside(db_t *db, int64_t game, int64_t seq, db_done_cb cb, vo
 
 /* Web sessions: token_hash is a hash of the cookie (never the cookie).
  * An account keeps its newest DB_SESSIONS_PER_USER: a new one deletes the
- * oldest past them (logins by the thousand cannot grow the table). */
+ * oldest past them (logins by the thousand cannot grow the table);
+ * db_session_create's cb id says how many it deleted. */
 #define DB_SESSIONS_PER_USER 20
 void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires,
                        db_done_cb cb, void *ud);

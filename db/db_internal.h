@@ -319,7 +319,7 @@ void db_file_close(db_file_t *f, bool lost);
       "coalesce((SELECT max(seq) FROM snapshots WHERE game = ?1), 0) ORDER BY seq")                \
     X(SESSION_INSERT, "tii", RUN, none,                                                            \
       "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")                       \
-    X(SESSIONS_TRIM, "iti", RUN, none,                                                             \
+    X(SESSIONS_TRIM, "iti", COUNT, none,                                                           \
       "DELETE FROM sessions WHERE user = ?1 AND token_hash <> ?2 AND token_hash NOT IN "           \
       "(SELECT token_hash FROM sessions WHERE user = ?1 AND token_hash <> ?2 "                     \
       "ORDER BY expires DESC, token_hash LIMIT ?3)")                                               \
@@ -592,12 +592,27 @@ void db_file_close(db_file_t *f, bool lost);
               DB_EVENTS_SINCE(DB_XMIN_PG " AS m", DB_NOW_MS_PG)))                                  \
     X(EVENTS_PRUNE, "i", RUN, none,                                                                \
       DB_BOTH(DB_EVENTS_PRUNE(DB_NOW_MS_LITE), DB_EVENTS_PRUNE(DB_NOW_MS_PG)))                     \
-    /* of the account ids ?1 (a JSON array), those deleted or locked */                            \
-    X(USERS_GONE, "t", ROWS, int,                                                                  \
-      DB_BOTH("SELECT j.value FROM json_each(?1) j WHERE NOT EXISTS (SELECT 1 FROM users u "       \
-              "WHERE u.id = j.value AND u.locked = 0)",                                            \
-              "SELECT j.v FROM (SELECT value::bigint AS v FROM json_array_elements_text(?1::json)" \
-              ") j WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = j.v AND u.locked = 0)"))
+    /* of the account ids ?1 (a JSON array), those deleted (id, 0) or locked (id, 1) */            \
+    X(USERS_GONE, "t", ROWS, pair,                                                                 \
+      DB_BOTH("SELECT j.value, u.id IS NOT NULL FROM json_each(?1) j LEFT JOIN users u "           \
+              "ON u.id = j.value WHERE u.id IS NULL OR u.locked <> 0",                             \
+              "SELECT j.v, (u.id IS NOT NULL)::int FROM (SELECT value::bigint AS v FROM "          \
+              "json_array_elements_text(?1::json)) j LEFT JOIN users u ON u.id = j.v "             \
+              "WHERE u.id IS NULL OR u.locked <> 0"))                                              \
+    /* of the logins ?1 (a JSON array of [token_hash, account id]), by their place in it      \
+     * from 0, those whose session is no longer the account's by ?2 (place, 1), whose             \
+     * account is locked (place, 2) or deleted (place, 3) */    \
+    X(LOGINS_GONE, "ti", ROWS, pair,                                                               \
+      DB_BOTH("SELECT j.key, CASE WHEN u.id IS NULL THEN 3 WHEN u.locked <> 0 THEN 2 ELSE 1 END "  \
+              "FROM json_each(?1) j LEFT JOIN users u ON u.id = json_extract(j.value, '$[1]') "    \
+              "WHERE u.id IS NULL OR u.locked <> 0 OR NOT EXISTS (SELECT 1 FROM sessions s "       \
+              "WHERE s.token_hash = json_extract(j.value, '$[0]') AND s.user = u.id AND "          \
+              "s.expires > ?2) ORDER BY j.key",                                                    \
+              "SELECT j.i - 1, CASE WHEN u.id IS NULL THEN 3 WHEN u.locked <> 0 THEN 2 ELSE 1 "    \
+              "END FROM json_array_elements(?1::json) WITH ORDINALITY AS j(v, i) LEFT JOIN "       \
+              "users u ON u.id = (j.v->>1)::bigint WHERE u.id IS NULL OR u.locked <> 0 OR NOT "    \
+              "EXISTS (SELECT 1 FROM sessions s WHERE s.token_hash = j.v->>0 AND "                 \
+              "s.user = u.id AND s.expires > ?2) ORDER BY j.i"))
 
 /* An account and its game name ("" if it has none). */
 #define DB_USER_COLS                                                \
@@ -829,7 +844,8 @@ typedef struct {
     X(game_ids, db_game_ids_cb)         \
     X(peer_games, db_peer_games_cb)     \
     X(peer_node, db_peer_node_cb)       \
-    X(node_events, db_node_events_cb)
+    X(node_events, db_node_events_cb)   \
+    X(pairs, db_pairs_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

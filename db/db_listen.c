@@ -56,8 +56,23 @@ void db_events_prune(db_t *db)
              DB_ARGS(DB_INT(DB_EVENTS_KEEP_MS)));
 }
 
+static int read_pair(const db_cur_t *st, void *row)
+{
+    db_pair_t *p = row;
+    p->a = db_col_int(st, 0);
+    p->b = db_col_int(st, 1);
+    return DB_OK;
+}
+
+const db_row_t db_row_pair = {sizeof(db_pair_t), 2, read_pair, NULL};
+
+void db_deliver_pairs(const db_op_t *op)
+{
+    op->cb.fn.pairs(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));
+}
+
 /* ids as a JSON array ("[1,2]"): both dialects read it as rows. */
-void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud)
+void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_pairs_cb cb, void *ud)
 {
     char *json = malloc(n * 21 + 3), *at = json;
     if (!json)
@@ -67,7 +82,31 @@ void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, vo
         at += sprintf(at, "%s%lld", i ? "," : "", (long long)ids[i]);
     *at++ = ']';
     *at = '\0';
-    db_queue(db, DB_ON(game_ids, cb, ud), 0, DB_STMT_USERS_GONE, DB_ARGS(DB_TEXT(json)));
+    db_queue(db, DB_ON(pairs, cb, ud), 0, DB_STMT_USERS_GONE, DB_ARGS(DB_TEXT(json)));
+    free(json);
+}
+
+#define LOGIN_HASH_MAX 64 /* hex digits of a session's hash (webgw_token_hash) */
+
+/* [["HASH",ID],...]: a hash is hex digits, nothing to escape (one that
+ * is not, or too long, stands as "" and matches no session). */
+void db_logins_gone(db_t *db, const char *const *hashes, const int64_t *users, size_t n,
+                    int64_t now, db_pairs_cb cb, void *ud)
+{
+    char *json = malloc(n * (LOGIN_HASH_MAX + 26) + 3), *at = json;
+    if (!json)
+        return cb(ud, DB_ENOMEM, NULL, 0);
+    *at++ = '[';
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strspn(hashes[i], "0123456789abcdef");
+        if (len > LOGIN_HASH_MAX || hashes[i][len])
+            len = 0;
+        at += sprintf(at, "%s[\"%.*s\",%lld]", i ? "," : "", (int)len, hashes[i],
+                      (long long)users[i]);
+    }
+    *at++ = ']';
+    *at = '\0';
+    db_queue(db, DB_ON(pairs, cb, ud), 0, DB_STMT_LOGINS_GONE, DB_ARGS(DB_TEXT(json), DB_INT(now)));
     free(json);
 }
 

@@ -68,8 +68,17 @@ typedef void (*db_node_events_cb)(void *ud, int status, const db_node_event_t *r
 void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb cb, void *ud);
 /* Deletes the rows older than DB_EVENTS_KEEP_MS, however many are newer. */
 void db_events_prune(db_t *db);
-/* Of the accounts ids (n of them), those deleted or locked: one read. */
-void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud);
+/* Of the accounts ids (n of them), those deleted (a: the id, b: 0) or
+ * locked (b: 1): one read. */
+void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_pairs_cb cb, void *ud);
+/* Web logins looked up again: of the n sessions (hashes[i], as
+ * webgw_token_hash writes them, of account users[i]), those whose row
+ * is gone, expired by now or another account's (a: i, b:
+ * DB_LOGIN_ENDED), whose account is locked (DB_LOGIN_LOCKED) or deleted
+ * (DB_LOGIN_DELETED), by i: one read, however many. */
+enum { DB_LOGIN_ENDED = 1, DB_LOGIN_LOCKED = 2, DB_LOGIN_DELETED = 3 };
+void db_logins_gone(db_t *db, const char *const *hashes, const int64_t *users, size_t n,
+                    int64_t now, db_pairs_cb cb, void *ud);
 
 /* Queues NOTIFY channel with "ID XID KEY payload" (payload at most
  * DB_NOTIFY_PAYLOAD_MAX bytes, key DB_EVENT_KEY_LEN hex digits) and its

@@ -365,7 +365,7 @@ static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t 
 /* Those of k's conns whose account was deleted or locked meanwhile at
  * another node (a kick this node did not hear) are told and closed as a
  * kick's would be. A conn logged in since holds an account just read. */
-static void on_accounts_gone(void *ud, int status, const int64_t *gone, size_t n)
+static void on_accounts_gone(void *ud, int status, const db_pair_t *gone, size_t n)
 {
     server_t *k = ud;
     if (status != DB_OK)
@@ -373,7 +373,7 @@ static void on_accounts_gone(void *ud, int status, const int64_t *gone, size_t n
     for (size_t i = 0; i < n; i++)
         LIST_EACH (it, &k->conns) {
             conn_t *c = LIST_ITEM(it, conn_t, node);
-            if (c->user_id != gone[i] || c->closing)
+            if (c->user_id != gone[i].a || c->closing)
                 continue;
             log_info("closed conn=%llu user=%s (account deleted or locked at another node)",
                      (unsigned long long)c->id, c->user);

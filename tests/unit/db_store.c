@@ -1673,16 +1673,16 @@ END_TEST
 typedef struct {
     int status;
     size_t n;
-    int64_t ids[4];
+    db_pair_t rows[8];
 } gone_t;
 
-static void on_gone(void *ud, int status, const int64_t *ids, size_t n)
+static void on_gone(void *ud, int status, const db_pair_t *rows, size_t n)
 {
     gone_t *g = ud;
     g->status = status;
     g->n = n;
-    for (size_t i = 0; i < n && i < 4; i++)
-        g->ids[i] = ids[i];
+    for (size_t i = 0; i < n && i < 8; i++)
+        g->rows[i] = rows[i];
 }
 
 /* The accounts read again after a listener's gap: one query for all. */
@@ -1701,7 +1701,68 @@ START_TEST(accounts_deleted_or_locked_read_in_one_query)
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(g.status, DB_OK);
     ck_assert_int_eq(g.n, 2);
-    ck_assert_int_eq(g.ids[0] + g.ids[1], locked + 999999);
+    for (size_t i = 0; i < 2; i++) /* a locked account's b is 1, a deleted one's 0 */
+        ck_assert_int_eq(g.rows[i].b, g.rows[i].a == locked);
+    ck_assert_int_eq(g.rows[0].a + g.rows[1].a, locked + 999999);
+    fx_close(&f);
+}
+END_TEST
+
+/* Web logins looked up again after a listener's gap: one query for
+ * all, each answered by its place (a session still the account's is
+ * not); a login made past the account's cap says how many it ended. */
+START_TEST(logins_ended_read_in_one_query)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t kay = make_user(&f, "Kay"), lot = make_user(&f, "Lot");
+    fx_done_t d = {0};
+    db_session_create(f.db, "aa01", kay, 5000, fx_on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(d.id, 0); /* under the cap: none ended */
+    db_session_create(f.db, "bb02", lot, 5000, fx_on_done, &d);
+    db_session_create(f.db, "cc03", lot, 10, fx_on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_user_set_locked(f.db, lot, true, fx_on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    const char *hashes[] = {"aa01", "bb02", "dd04", "aa01", "aa01", "not hex"};
+    int64_t users[] = {kay, lot, kay, lot, 999999, kay};
+    gone_t g = {0};
+    db_logins_gone(f.db, hashes, users, 6, 100, on_gone, &g);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(g.status, DB_OK);
+    ck_assert_uint_eq(g.n, 5);
+    /* 1: locked; 2: no such session; 3: another account's (locked too);
+     * 4: no such account; 5: a hash no session has */
+    ck_assert_int_eq(g.rows[0].a, 1);
+    ck_assert_int_eq(g.rows[0].b, DB_LOGIN_LOCKED);
+    ck_assert_int_eq(g.rows[1].a, 2);
+    ck_assert_int_eq(g.rows[1].b, DB_LOGIN_ENDED);
+    ck_assert_int_eq(g.rows[2].a, 3);
+    ck_assert_int_eq(g.rows[2].b, DB_LOGIN_LOCKED);
+    ck_assert_int_eq(g.rows[3].a, 4);
+    ck_assert_int_eq(g.rows[3].b, DB_LOGIN_DELETED);
+    ck_assert_int_eq(g.rows[4].a, 5);
+    ck_assert_int_eq(g.rows[4].b, DB_LOGIN_ENDED);
+    g = (gone_t){0};
+    const char *expired[] = {"cc03"};
+    db_user_set_locked(f.db, lot, false, fx_on_done, &d);
+    db_logins_gone(f.db, expired, &lot, 1, 100, on_gone, &g); /* expired at 10 */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_uint_eq(g.n, 1);
+    ck_assert_int_eq(g.rows[0].b, DB_LOGIN_ENDED);
+    for (int i = 0; i < DB_SESSIONS_PER_USER - 1; i++) {
+        char h[16];
+        snprintf(h, sizeof h, "ee%02d", i);
+        db_session_create(f.db, h, kay, 6000 + i, fx_on_done, &d);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_int_eq(d.id, 0);
+    }
+    db_session_create(f.db, "ff99", kay, 7000, fx_on_done, &d); /* aa01 is past the cap */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(d.id, 1);
     fx_close(&f);
 }
 END_TEST
@@ -1725,6 +1786,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, finish_unfinished_scores);
     tcase_add_test(tc, users_and_sessions);
     tcase_add_test(tc, accounts_deleted_or_locked_read_in_one_query);
+    tcase_add_test(tc, logins_ended_read_in_one_query);
     tcase_add_test(tc, close_delivers_pending);
     tcase_add_test(tc, open_failures);
     tcase_add_test(tc, bad_arguments);
@@ -1768,6 +1830,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, finish_unfinished_scores);
     tcase_add_test(tc, users_and_sessions);
     tcase_add_test(tc, accounts_deleted_or_locked_read_in_one_query);
+    tcase_add_test(tc, logins_ended_read_in_one_query);
     tcase_add_test(tc, close_delivers_pending);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
