@@ -162,16 +162,16 @@ static void cookie_value(char *out, size_t n, const char *token, bool https)
 
 /* ---- login and registration ------------------------------------------------------ */
 
+/* id: how many of the account's sessions past the cap were deleted. */
 static void on_session_made(void *ud, int status, int64_t id)
 {
     auth_req_t *ar = ud;
-    (void)id;
     if (status != DB_OK) {
         log_error("web session store failed: %d", status);
         reply_form(ar->g, ar->id, 500, ar->reg,
                    "The server could not log you in. Please try again.", ar->name, ar->next);
     } else {
-        webgw_login_made(ar->g->srv, ar->user_id); /* sessions past the cap end */
+        webgw_login_made(ar->g->srv, ar->user_id, id); /* sessions past the cap end */
         char cookie[160], to[sizeof ar->next + 16];
         cookie_value(cookie, sizeof cookie, ar->token, ar->https);
         /* a new account: the page it lands on says it was made (site.c) */

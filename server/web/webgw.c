@@ -1116,26 +1116,63 @@ int webgw_end_session(server_t *srv, const char *hash)
 
 /* ---- logins past the cap -------------------------------------------------------------- */
 
-/* A websocket's login looked up again: closed when its session is gone. */
-static void on_login_checked(void *ud, int status, const db_user_t *u)
+/* Websockets' logins looked up again (check_logins), each held until
+ * the answer; LOGINS_CHECK_MAX a read. */
+#define LOGINS_CHECK_MAX 4096
+typedef struct {
+    server_t *srv;
+    size_t n;
+    wsock_t *ws[LOGINS_CHECK_MAX];
+    const char *hash[LOGINS_CHECK_MAX];
+    int64_t user[LOGINS_CHECK_MAX];
+} logins_check_t;
+
+/* The words and the close's reason of db_logins_gone's answers. */
+static const struct {
+    const char *msg, *why;
+} LOGIN_GONE[] = {
+    [DB_LOGIN_ENDED] = {LOGINS_MSG, "login ended"},
+    [DB_LOGIN_LOCKED] = {"This account has been locked.", "account locked"},
+    [DB_LOGIN_DELETED] = {"This account has been deleted.", "account deleted"},
+};
+
+/* Those whose session is gone (deleted past the cap, or at another node
+ * while this one was not listening), or whose account was locked or
+ * deleted, are told which and closed. */
+static void on_logins_checked(void *ud, int status, const db_pair_t *rows, size_t n)
 {
-    wsock_t *ws = ud;
-    conn_t *c = &ws->c;
-    bool gone = status == DB_ENOTFOUND || (status == DB_OK && (!u || u->id != c->user_id));
-    if (gone && !c->closing && ws->wc) {
-        send_text_msg(ws, "left", LOGINS_MSG);
-        web_close(ws->wc, 1008, "login ended");
+    logins_check_t *lc = ud;
+    if (status != DB_OK)
+        log_error("web logins not looked up again: %s", db_error(lc->srv->db));
+    for (size_t i = 0; i < n; i++) {
+        int64_t at = rows[i].a, how = rows[i].b;
+        if (at < 0 || (size_t)at >= lc->n || how < DB_LOGIN_ENDED || how > DB_LOGIN_DELETED)
+            continue;
+        wsock_t *ws = lc->ws[at];
+        if (ws->c.closing || !ws->wc)
+            continue;
+        send_text_msg(ws, "left", LOGIN_GONE[how].msg);
+        web_close(ws->wc, 1008, LOGIN_GONE[how].why);
     }
-    conn_unref(c);
+    for (size_t i = 0; i < lc->n; i++)
+        conn_unref(&lc->ws[i]->c);
+    free(lc);
+}
+
+static void logins_check_send(server_t *srv, logins_check_t *lc)
+{
+    db_logins_gone(srv->db, lc->hash, lc->user, lc->n, webgw_unix_now(), on_logins_checked, lc);
 }
 
 /* The account's websockets here (user_id 0: every account's) whose
  * session rows are gone (deleted past the cap, DB_SESSIONS_PER_USER, or
- * at another node while this one was not listening) close: each looked
- * up again. */
+ * at another node while this one was not listening), or whose account
+ * is locked or deleted, close: looked up again in one read (per
+ * LOGINS_CHECK_MAX), however many. */
 static void check_logins(server_t *srv, int64_t user_id)
 {
     webgw_t *g = srv->web;
+    logins_check_t *lc = NULL;
     if (!g || user_id < 0)
         return;
     LIST_EACH (it, &g->socks) {
@@ -1144,13 +1181,26 @@ static void check_logins(server_t *srv, int64_t user_id)
         if (c->closing || !ws->wc || !c->user_id || (user_id && c->user_id != user_id) ||
             !ws->token_hash[0])
             continue;
+        if (!lc && !(lc = calloc(1, sizeof *lc)))
+            return log_error("web logins not looked up again: out of memory");
+        lc->srv = srv;
         conn_ref(c);
-        db_session_user(srv->db, ws->token_hash, webgw_unix_now(), on_login_checked, ws);
+        lc->ws[lc->n] = ws;
+        lc->hash[lc->n] = ws->token_hash; /* the socket is held: it stays */
+        lc->user[lc->n++] = c->user_id;
+        if (lc->n == LOGINS_CHECK_MAX) {
+            logins_check_send(srv, lc);
+            lc = NULL;
+        }
     }
+    if (lc)
+        logins_check_send(srv, lc);
 }
 
-void webgw_login_made(server_t *srv, int64_t user_id)
+void webgw_login_made(server_t *srv, int64_t user_id, int64_t ended)
 {
+    if (ended <= 0) /* no login of the account ended: nothing to close anywhere */
+        return;
     notify_send(srv, NOTIFY_LOGINS, "*", user_id, 0);
     check_logins(srv, user_id);
 }

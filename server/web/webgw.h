@@ -40,9 +40,12 @@ int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 /* A logout: the websockets opened with that web session (a token hash)
  * are told and closed, here and at other nodes; returns how many here. */
 int webgw_end_session(server_t *s, const char *hash);
-/* A login of the account was made (its sessions past the cap deleted):
- * its websockets whose sessions are gone close, here and at other nodes. */
-void webgw_login_made(server_t *s, int64_t user_id);
+/* A login of the account was made, ended of its sessions deleted past
+ * the cap (db_session_create's count): when there were any, its
+ * websockets whose sessions are gone close, here and at other nodes (an
+ * event to the others); a login under the cap, the usual one, tells
+ * nobody. */
+void webgw_login_made(server_t *s, int64_t user_id, int64_t ended);
 /* A login's key across nodes (notify.h): the first 60 bits of its
  * session's hash, 0 for none. */
 int64_t webgw_login_key(const char *hash);

@@ -3,15 +3,19 @@ daemons on one PostgreSQL schema (WARREN_DB=pg only). A logout at node a
 closes the websockets opened at node b with that login, a password
 changed at a those of the account's other logins at b, and logins past
 the account's cap (its newest 20) those of the logins deleted; the
-node events log carries each (server/core/notify.c). Other logins, and
-other accounts, stay. A node that listens again after a gap looks up the
-login of each of its websockets again: one whose session row went while
-it heard nothing closes."""
+node events log carries each (server/core/notify.c); a login that ends
+none of the account's others (under the cap) writes no event. Other
+logins, and other accounts, stay. A node that listens again after a gap
+looks up the login of each of its websockets again, all in one query:
+one whose session row went while it heard nothing closes, one whose
+account was locked meanwhile is told so."""
 import hashlib
+import re
 import time
 
 import pytest
 
+import harness
 from harness import ON_PG, WS, Web
 from players import web_session
 from test_nodes import listeners_down
@@ -112,3 +116,68 @@ def test_a_login_gone_while_a_node_was_not_listening_closes_there(pair):
         pass
     told_and_closed(gone, "This login has ended: log in again.")
     stays_open(kept)
+
+
+def logins_events(d):
+    return d.db_rows("SELECT count(*) FROM node_events WHERE payload LIKE 'logins %'")[0][0]
+
+
+def test_only_a_login_past_the_cap_tells_the_other_nodes(pair):
+    """Logins of an account under its cap (20 sessions), at either node,
+    end no other login: no event is written for them. The next one ends
+    the oldest: one event, and that login's websocket at b closes."""
+    a, b = pair
+    first = web_session(a.http, "Quin", PW)
+    oldest = lobby(b, first, "Quin")
+    time.sleep(1.1)  # a second older than the rest (sessions are ordered by the second)
+    for i in range(19):  # 20 sessions in all
+        login(a if i % 2 else b, "Quin")
+    time.sleep(1)  # what a login would write is written by now
+    assert logins_events(a) == 0
+    login(a, "Quin")
+    told_and_closed(oldest, "This login has ended: log in again.")
+    assert logins_events(a) == 1
+
+
+def statements_logged(cluster, pattern, during):
+    """The statements matching pattern the server ran during during()
+    (log_statement on meanwhile): their log lines."""
+    pos = len(cluster.log())
+    cluster.psql("ALTER SYSTEM SET log_statement = 'all'")
+    cluster.psql("SELECT pg_reload_conf()")
+    try:
+        during()
+    finally:
+        cluster.psql("ALTER SYSTEM RESET log_statement")
+        cluster.psql("SELECT pg_reload_conf()")
+    return [ln for ln in cluster.log()[pos:].splitlines()
+            if re.search(r"LOG:\s+(execute|statement)", ln) and re.search(pattern, ln)]
+
+
+def test_logins_looked_up_again_after_a_gap_in_one_query(pair):
+    """b's listener is cut while two of its six websockets' sessions are
+    deleted and another account is locked, with no event: once b listens
+    again it looks up every websocket's login in one query, closes the two
+    ("login ended") and the locked account's (told it is locked), and
+    leaves the rest open."""
+    a, b = pair
+    web_session(a.http, "Rhea", PW)
+    web_session(a.http, "Seth", PW)
+    toks = [login(b, "Rhea") for _ in range(6)]
+    socks = [lobby(b, t, "Rhea") for t in toks]
+    seth = lobby(b, login(b, "Seth"), "Seth")
+    for tok in toks[:2]:
+        digest = hashlib.blake2b(tok.encode(), digest_size=32).hexdigest()
+        a.db_write(("DELETE FROM sessions WHERE token_hash = ?", (digest,)))
+    a.db_write(("UPDATE users SET locked = 1 WHERE name = 'Seth'", ()))
+
+    def gap():
+        with listeners_down(b):
+            pass
+        for ws in socks[:2]:
+            told_and_closed(ws, "This login has ended: log in again.")
+        told_and_closed(seth, "This account has been locked.")
+
+    lookups = statements_logged(harness._PG["cluster"], r"\bFROM sessions s\b", gap)
+    assert len(lookups) == 1, lookups
+    stays_open(*socks[2:])
