@@ -210,7 +210,7 @@ static void cmd_games(ctl_t *c, char *arg)
 static void locked(ctl_t *c, int n, int64_t game)
 {
     (void)n;
-    moderation_kick_nodes(c->srv, c->user_id); /* its connections at other nodes too */
+    moderation_kick_nodes(c->srv, c->user_id, MOD_LOCKED); /* at other nodes too */
     buf_printf(&c->out, "%s locked: %s\n", c->name,
                game ? "its live game was saved and detached" : "no live game");
     ctl_finish(c, NULL);

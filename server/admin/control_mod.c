@@ -174,7 +174,7 @@ static void kicked(ctl_t *c, int n, int64_t game)
 {
     (void)game;
     log_info("admin: kick user=%s connections=%d", c->name, n);
-    moderation_kick_nodes(c->srv, c->user_id); /* and its connections at other nodes */
+    moderation_kick_nodes(c->srv, c->user_id, MOD_KICKED); /* and at other nodes */
     buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
                n == 1 ? "" : "s", c->name);
     ctl_finish(c, NULL);
@@ -383,7 +383,7 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     log_info("admin: delete user=%s", c->name);
-    moderation_kick_nodes(c->srv, c->user_id); /* its connections at other nodes too */
+    moderation_kick_nodes(c->srv, c->user_id, MOD_DELETED); /* at other nodes too */
     db_user_delete(c->srv->db, c->user_id, on_deleted, c);
 }
 
@@ -419,7 +419,7 @@ static void rename_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     char key[DB_NAME_MAX];
-    moderation_kick_nodes(c->srv, c->user_id); /* other nodes know it by its old name */
+    moderation_kick_nodes(c->srv, c->user_id, MOD_KICKED); /* known by its old name there */
     accounts_name_key(c->name2, key);
     db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
 }

@@ -117,10 +117,12 @@ typedef struct hooks {
      * (listening again after a gap): every websocket's login is looked
      * up again. */
     void (*logins_ended[HOOKS_MAX])(server_t *home, hooks_logins_t how, int64_t a, int64_t b);
-    /* Home: another node kicked an account (user_id) or banned addresses
-     * (user_id 0: those the bans here now refuse): their websockets here
-     * are told msg and close (web/webgw.c). */
-    void (*kicked_elsewhere[HOOKS_MAX])(server_t *home, int64_t user_id, const char *msg);
+    /* Home: another node kicked, locked or deleted an account (user_id)
+     * or banned addresses (user_id 0: those the bans here now refuse):
+     * their websockets here are told msg and close (web/webgw.c); word
+     * says which in the log ("kicked", "locked", "deleted", "banned"). */
+    void (*kicked_elsewhere[HOOKS_MAX])(server_t *home, int64_t user_id, const char *msg,
+                                        const char *word);
     /* Home: mail was left for an account (a terminal at the menu shows
      * it); user_id 0: for anyone (mail may have come unheard). */
     void (*mail_left[HOOKS_MAX])(server_t *srv, int64_t user_id);

@@ -259,13 +259,32 @@ void moderation_tell_nodes(server_t *s)
     notify_send(s, NOTIFY_SANCTIONS, "*", 0, 0);
 }
 
-void moderation_kick_nodes(server_t *s, int64_t user_id)
+static const struct {
+    const char *msg, *word;
+} WHY[] = {
+    [MOD_KICKED] = {"You were disconnected by the administrator.", "kicked"},
+    [MOD_LOCKED] = {"This account has been locked.", "locked"},
+    [MOD_DELETED] = {"This account has been deleted.", "deleted"},
+};
+
+const char *moderation_why_msg(int64_t why)
 {
-    notify_send(s, NOTIFY_KICK, "*", user_id, 0);
+    return WHY[why > 0 && why <= MOD_DELETED ? why : MOD_KICKED].msg;
+}
+
+const char *moderation_why_word(int64_t why)
+{
+    return WHY[why > 0 && why <= MOD_DELETED ? why : MOD_KICKED].word;
+}
+
+void moderation_kick_nodes(server_t *s, int64_t user_id, moderation_why_t why)
+{
+    notify_send(s, NOTIFY_KICK, "*", user_id, why);
 }
 
 typedef struct {
-    int64_t user_id; /* a kick's account; 0: a ban's sweep */
+    int64_t user_id;  /* a kick's account; 0: a ban's sweep */
+    const char *word; /* for the log: why (moderation_why_word) */
     char line[200];
 } sweep_t;
 
@@ -279,7 +298,7 @@ static void sweep_loop(server_t *k, void *ud)
         bool hit = w->user_id ? x->user_id == w->user_id : moderation_banned(k->mod, x->ip, now);
         if (hit && !x->closing) {
             log_info("closed conn=%llu user=%s (%s at another node)", (unsigned long long)x->id,
-                     x->user, w->user_id ? "kicked" : "banned");
+                     x->user, w->word);
             conn_tell_close(x, w->line, w->user_id ? "kicked" : "banned");
         }
     }
@@ -291,12 +310,13 @@ static void sweep_done(server_t *home, void *ud)
     free(ud);
 }
 
-static void sweep(server_t *home, int64_t user_id, const char *msg)
+static void sweep(server_t *home, int64_t user_id, const char *msg, const char *word)
 {
     sweep_t *w = calloc(1, sizeof *w);
     if (!w)
         return log_error("sweep after another node's sanction: out of memory");
     w->user_id = user_id;
+    w->word = word;
     if (user_id)
         snprintf(w->line, sizeof w->line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
     else
@@ -306,12 +326,12 @@ static void sweep(server_t *home, int64_t user_id, const char *msg)
 
 void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b)
 {
-    (void)to, (void)b;
-    static const char msg[] = "You were disconnected by the administrator.";
+    (void)to;
     if (user_id <= 0)
         return;
-    sweep(home, user_id, msg);
-    HOOKS_CALL(home->hooks->kicked_elsewhere, home, user_id, msg);
+    sweep(home, user_id, moderation_why_msg(b), moderation_why_word(b));
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, user_id, moderation_why_msg(b),
+               moderation_why_word(b));
 }
 
 /* The stored lists replace the ones kept here: every loop reads them, so
@@ -335,8 +355,8 @@ static void on_bans_again(void *ud, int status, const db_sanction_t *b, size_t n
     moderation_free(fresh);
     log_info("bans read again after another node's change: %zu", n);
     static const char msg[] = "Connections from your address are refused.";
-    sweep(home, 0, msg);
-    HOOKS_CALL(home->hooks->kicked_elsewhere, home, 0, msg);
+    sweep(home, 0, msg, "banned");
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, 0, msg, "banned");
 }
 
 static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t n)
@@ -363,24 +383,27 @@ static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t 
 #define RECHECK_MAX 4096
 
 /* Those of k's conns whose account was deleted or locked meanwhile at
- * another node (a kick this node did not hear) are told and closed as a
- * kick's would be. A conn logged in since holds an account just read. */
+ * another node (an event this node did not hear) are told so and closed
+ * as the event would have. A conn logged in since holds an account just
+ * read. */
 static void on_accounts_gone(void *ud, int status, const db_pair_t *gone, size_t n)
 {
     server_t *k = ud;
     if (status != DB_OK)
         return log_error("accounts not read again: %s", db_error(k->db));
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        int64_t why = gone[i].b ? MOD_LOCKED : MOD_DELETED;
+        char line[200];
+        snprintf(line, sizeof line, "\033[m\033[H\033[2J\033[?25h%s\r\n", moderation_why_msg(why));
         LIST_EACH (it, &k->conns) {
             conn_t *c = LIST_ITEM(it, conn_t, node);
             if (c->user_id != gone[i].a || c->closing)
                 continue;
-            log_info("closed conn=%llu user=%s (account deleted or locked at another node)",
-                     (unsigned long long)c->id, c->user);
-            conn_tell_close(
-                c, "\033[m\033[H\033[2J\033[?25hYou were disconnected by the administrator.\r\n",
-                "kicked");
+            log_info("closed conn=%llu user=%s (account %s at another node)",
+                     (unsigned long long)c->id, c->user, moderation_why_word(why));
+            conn_tell_close(c, line, "kicked");
         }
+    }
 }
 
 static void recheck_loop(server_t *k, void *ud)

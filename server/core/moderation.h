@@ -39,19 +39,30 @@ bool moderation_muted(const moderation_t *m, int64_t user, int64_t now);
 /* After a change stored here (a ban, an unban, a mute, an unmute): the
  * other nodes are told to read them again. */
 void moderation_tell_nodes(server_t *s);
-/* After a kick here: the other nodes close the account's connections. */
-void moderation_kick_nodes(server_t *s, int64_t user_id);
+/* Why an account's connections are closed at every node: the event's b
+ * (NOTIFY_KICK), so each node tells them the words of the node that
+ * acted (a node of a build before it sends 0 and says a kick's). */
+typedef enum { MOD_KICKED = 0, MOD_LOCKED = 1, MOD_DELETED = 2 } moderation_why_t;
+/* The words, and the word for the log ("kicked", "locked", "deleted"),
+ * of why (a number another node sent: a kick's when not known). */
+const char *moderation_why_msg(int64_t why);
+const char *moderation_why_word(int64_t why);
+/* After a kick, a lock or a delete here: the other nodes close the
+ * account's connections, told why. */
+void moderation_kick_nodes(server_t *s, int64_t user_id, moderation_why_t why);
 /* Home, told by another node: the stored bans and mutes read again,
  * replacing these, then every connection here from an address banned
  * now is told and closed (on every loop). */
 void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int64_t b);
 /* Home, told by another node: every connection here of account user_id
- * is told and closed (its game kept for it, its lease let go). */
+ * is told why (b, moderation_why_t) and closed (its game kept for it,
+ * its lease let go). */
 void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b);
 
 /* Home, after a gap in hearing other nodes (notify.c): every logged-in
  * connection's account read again, and those deleted or locked meanwhile
- * told and closed, as a kick would have done. One read per connection. */
+ * told so and closed, as the lock's or delete's event would have done.
+ * One read per loop (per RECHECK_MAX connections). */
 void moderation_recheck_accounts(server_t *home);
 
 /* "30m", "2h", "7d", "90s" or plain seconds, up to a hundred years: 0

@@ -1096,13 +1096,17 @@ int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
     return close_socks(srv, &(pick_t){user_id, 0, 0, msg, "closed by the administrator"});
 }
 
-/* A kick or a ban at another node (hooks_t.kicked_elsewhere). */
-static void kicked_elsewhere(server_t *srv, int64_t user_id, const char *msg)
+/* A kick, a lock, a delete or a ban at another node
+ * (hooks_t.kicked_elsewhere): told its words. */
+static void kicked_elsewhere(server_t *srv, int64_t user_id, const char *msg, const char *word)
 {
-    int n = webgw_kick(srv, user_id, msg);
+    char why[48];
+    snprintf(why, sizeof why, "%s at another node", word);
+    int n = user_id < 0    ? 0
+            : user_id == 0 ? close_socks(srv, &(pick_t){.msg = msg, .why = why, .banned = true})
+                           : close_socks(srv, &(pick_t){user_id, 0, 0, msg, why});
     if (n)
-        log_info("closed %d websocket%s (%s at another node)", n, n == 1 ? "" : "s",
-                 user_id ? "kicked" : "banned");
+        log_info("closed %d websocket%s (%s)", n, n == 1 ? "" : "s", why);
 }
 
 int webgw_end_session(server_t *srv, const char *hash)

@@ -43,3 +43,22 @@ def test_a_ban_at_one_node_closes_the_addresss_websockets_at_both(pair, bindir):
     assert "lifted the ban" in admin(bindir, a, "unban", "127.0.0.0/8")
     b.wait_log(r"bans read again after another node's change: 0")
     stays_open(lobby(b, login(b, "Mona"), "Mona"))
+
+
+def test_a_lock_or_delete_at_one_node_tells_the_other_nodes_browsers_so(pair, bindir):
+    """An account locked at a: its websockets at b are told it is locked,
+    not the kick's words; one deleted at a: told it is deleted. Another
+    account's stay open."""
+    a, b = pair
+    for name in ("Ned", "Ora", "Pam"):
+        web_session(a.http, name, PW)
+    ned = lobby(b, login(b, "Ned"), "Ned")
+    ora = lobby(b, login(b, "Ora"), "Ora")
+    pam = lobby(b, login(b, "Pam"), "Pam")
+    assert "Ned locked" in admin(bindir, a, "lock", "ned")
+    told_and_closed(ned, "This account has been locked.")
+    b.wait_log(r"closed 1 websocket \(locked at another node\)")
+    assert "deleted Ora" in admin(bindir, a, "delete", "ora", "--yes")
+    told_and_closed(ora, "This account has been deleted.")
+    b.wait_log(r"closed 1 websocket \(deleted at another node\)")
+    stays_open(pam)

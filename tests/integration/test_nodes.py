@@ -423,9 +423,9 @@ def test_an_account_deleted_at_one_node_is_sent_off_the_other(nodes, clients, bi
     t.register("pia")
     out = admin(bindir, a, "delete", "pia", "--yes")
     assert "deleted pia" in out, out
-    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_for("This account has been deleted.", timeout=5)
     t.wait_exit(timeout=5)
-    b.wait_log(r"closed conn=\d+ user=pia \(kicked at another node\)")
+    b.wait_log(r"closed conn=\d+ user=pia \(deleted at another node\)")
 
 
 def test_an_admin_end_at_one_node_ends_the_game_at_the_other(nodes, clients, bindir):
@@ -494,17 +494,18 @@ def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, client
 
 
 def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clients, bindir):
-    """A lock at a reaches b's connection of the account; one locked, and
-    one deleted, while b's listener is down are sent off there too (the
-    event log); and an account locked with no event at all (a gap longer
-    than the log keeps) is sent off once b listens again: b reads the
-    accounts of its connections again, in one query."""
+    """A lock at a reaches b's connection of the account, told it was
+    locked; one locked, and one deleted, while b's listener is down are
+    sent off there too (the event log), each told which; and an account
+    locked with no event at all (a gap longer than the log keeps) is sent
+    off once b listens again, told it is locked: b reads the accounts of
+    its connections again, in one query."""
     a = nodes("a")
     b = nodes("b", share=a)
     t = clients(b.port).connected()
     t.register("sam")
     assert "sam locked" in admin(bindir, a, "lock", "sam")
-    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_for("This account has been locked.", timeout=5)
     t.wait_exit(timeout=5)
     locked, deleted, kept = (clients(b.port).connected() for _ in range(3))
     locked.register("tom")
@@ -513,11 +514,12 @@ def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clie
     with listeners_down(b):
         assert "tom locked" in admin(bindir, a, "lock", "tom")
         assert "deleted uma" in admin(bindir, a, "delete", "uma", "--yes")
-    for gone in (locked, deleted):
-        gone.wait_for("You were disconnected by the administrator.", timeout=5)
+    for gone, words in ((locked, "locked"), (deleted, "deleted")):
+        gone.wait_for(f"This account has been {words}.", timeout=5)
         gone.wait_exit(timeout=5)
-    for name in ("tom", "uma"):
-        assert re.search(rf"closed conn=\d+ user={name} \(kicked at another node\)",
+        assert "disconnected by the administrator" not in gone.text()
+    for name, why in (("tom", "locked"), ("uma", "deleted")):
+        assert re.search(rf"closed conn=\d+ user={name} \({why} at another node\)",
                          b.log()), b.log()[-2000:]
     kept.pump(quiet=0.5)
     assert not kept.eof and "disconnected" not in kept.text()
@@ -526,8 +528,8 @@ def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clie
     a.db_write(("UPDATE users SET locked = 1 WHERE name = 'wyn'", ()))
     with listeners_down(b):
         pass
-    quiet.wait_for("You were disconnected by the administrator.", timeout=5)
-    assert re.search(r"closed conn=\d+ user=wyn \(account deleted or locked at another node\)",
+    quiet.wait_for("This account has been locked.", timeout=5)
+    assert re.search(r"closed conn=\d+ user=wyn \(account locked at another node\)",
                      b.log()), b.log()[-2000:]
     kept.pump(quiet=0.5)
     assert not kept.eof and "disconnected" not in kept.text()
