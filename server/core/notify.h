@@ -84,7 +84,7 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 /* The event kinds. */
 #define NOTIFY_TAKE      "take"      /* a: game, b: account; its player is at another node now */
 #define NOTIFY_SANCTIONS "sanctions" /* the stored bans or mutes changed */
-#define NOTIFY_KICK      "kick"      /* a: an account the administrator disconnected */
+#define NOTIFY_KICK      "kick"      /* a: an account sent off, b: why (moderation_why_t) */
 #define NOTIFY_MAIL      "mail"      /* a: an account that has new mail */
 #define NOTIFY_CHAT      "chat"      /* a: game, b: the sender's count; NAME TEXT: a chat line */
 #define NOTIFY_CHAT_OFF  "chatoff"   /* a: game, b: 1 its player turned chat off, 0 on */
