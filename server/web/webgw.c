@@ -1007,9 +1007,13 @@ static void on_lobby_timer(uv_timer_t *t)
     turns_end(&g->srv->turns, began);
 }
 
+static void logins_tell_due(webgw_t *g);
+
 void webgw_tick(server_t *srv)
 {
     webgw_t *g = srv->web;
+    if (g)
+        logins_tell_due(g);
     if (g && g->timer_on) /* next round a phase after this tick, then every LOBBY_MS */
         uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_PHASE, LOBBY_MS);
 }
@@ -1203,10 +1207,36 @@ static void check_logins(server_t *srv, int64_t user_id)
 
 void webgw_login_made(server_t *srv, int64_t user_id, int64_t ended)
 {
+    webgw_t *g = srv->web;
     if (ended <= 0) /* no login of the account ended: nothing to close anywhere */
         return;
-    notify_send(srv, NOTIFY_LOGINS, "*", user_id, 0);
     check_logins(srv, user_id);
+    for (int i = 0; g && i < g->nlogins_told; i++)
+        if (g->logins_told[i] == user_id) { /* told this second: once more at the tick */
+            g->logins_due[i] = true;
+            return;
+        }
+    if (g && g->nlogins_told < WEBGW_LOGINS_TOLD_MAX) {
+        g->logins_told[g->nlogins_told] = user_id;
+        g->logins_due[g->nlogins_told++] = false;
+    }
+    notify_send(srv, NOTIFY_LOGINS, "*", user_id, 0);
+}
+
+/* Each second: the accounts whose logins past the cap came after they
+ * were told are told now (and stay told for this second); the rest are
+ * forgotten. */
+static void logins_tell_due(webgw_t *g)
+{
+    int kept = 0;
+    for (int i = 0; i < g->nlogins_told; i++) {
+        if (!g->logins_due[i])
+            continue;
+        notify_send(g->srv, NOTIFY_LOGINS, "*", g->logins_told[i], 0);
+        g->logins_told[kept] = g->logins_told[i];
+        g->logins_due[kept++] = false;
+    }
+    g->nlogins_told = kept;
 }
 
 /* Logins another node ended (hooks_t.logins_ended). */
@@ -1293,7 +1323,8 @@ void webgw_stop(server_t *srv)
         uv_close((uv_handle_t *)&g->previews_idle, NULL);
         g->previews_on = false;
     }
-    if (drain_of(srv)) /* a drain's goodbye: reconnect to go on */
+    logins_tell_due(g); /* logins ended this second: the other nodes told before the stop */
+    if (drain_of(srv))  /* a drain's goodbye: reconnect to go on */
         LIST_EACH (it, &g->socks) {
             wsock_t *ws = LIST_ITEM(it, wsock_t, node);
             if (ws->kind != WEB_LOBBY)

@@ -42,9 +42,12 @@ int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 int webgw_end_session(server_t *s, const char *hash);
 /* A login of the account was made, ended of its sessions deleted past
  * the cap (db_session_create's count): when there were any, its
- * websockets whose sessions are gone close, here and at other nodes (an
- * event to the others); a login under the cap, the usual one, tells
- * nobody. */
+ * websockets whose sessions are gone close, here at once and at other
+ * nodes (an event to the others); a login under the cap, the usual one,
+ * tells nobody. An account's logins past the cap within a second (a
+ * script logging in again and again) are one event: the first at once,
+ * any after it at the next tick (WEBGW_LOGINS_TOLD_MAX accounts a
+ * second; past them each is told at once). */
 void webgw_login_made(server_t *s, int64_t user_id, int64_t ended);
 /* A login's key across nodes (notify.h): the first 60 bits of its
  * session's hash, 0 for none. */
@@ -60,6 +63,7 @@ typedef struct {
     uint64_t seq;
 } preview_t;
 
+#define WEBGW_LOGINS_TOLD_MAX 64
 typedef struct webgw {
     server_t *srv;
     web_t *web;
@@ -84,6 +88,12 @@ typedef struct webgw {
     char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
     buf_t feed;                 /* the lobby's feed as HTML (lobby_page.c) */
     uint64_t feed_ms;           /* when it was read; 0: never */
+    /* Accounts whose logins past the cap other nodes were told of this
+     * second (webgw_login_made), and whether another came since (told at
+     * the next tick) */
+    int64_t logins_told[WEBGW_LOGINS_TOLD_MAX];
+    bool logins_due[WEBGW_LOGINS_TOLD_MAX];
+    int nlogins_told;
 } webgw_t;
 
 /* The route table's handlers (server/routes.c) for the account pages

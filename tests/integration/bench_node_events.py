@@ -11,6 +11,9 @@ it against two builds in turn, in one sitting:
 And a chat line said and seen at one node: from a telnet watcher's Enter
 to a browser watching, and from a browser's line to the player's telnet.
 
+And how many node events 1,000 web logins write (kind logins), by how
+many times each account logs in.
+
 A line is timed from just before its keys are written to the telnet
 client's terminal to when the reader first holds it: nothing else is
 read in between (reading the sender's echo until it is quiet first would
@@ -142,3 +145,27 @@ def test_chat_line_on_one_node(pair, clients):
         time.sleep(1.1)  # under the chat rate limit
     said("chat at a's telnet, browser at a", to_web)
     said("chat at a's browser, player's telnet at a", to_telnet)
+
+
+def test_logins_events_per_thousand(pair):
+    """Node events (kind logins) written for 1,000 web logins, taken in
+    turn at a and b by accounts that each log in PER times (after their
+    registration, which is a login too): the cap is 20 sessions an
+    account, so only accounts past it end logins that other nodes must
+    close. Prints a BENCH line for each PER."""
+    a, b = pair
+    for per in (10, 20, 100):
+        names = [f"L{per}x{i}" for i in range(1000 // per)]
+        for name in names:
+            Web(a.http).register(name, PW)
+        before = a.db_rows("SELECT count(*) FROM node_events WHERE payload LIKE 'logins %'")[0][0]
+        start = time.monotonic()
+        for i in range(1000):
+            d = (a, b)[i % 2]
+            assert Web(d.http).post("/login", {"name": names[i % len(names)],
+                                               "password": PW}).session
+        took = time.monotonic() - start
+        time.sleep(1)  # the last login's event written
+        rows = a.db_rows("SELECT count(*) FROM node_events WHERE payload LIKE 'logins %'")[0][0]
+        print(f"BENCH node_events.logins.per{per}: rows={rows - before} per 1000 logins "
+              f"({len(names)} accounts, {per} logins each; {took:.1f} s)")
