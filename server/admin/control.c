@@ -221,7 +221,7 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     (void)id;
     if (status == DB_OK && c->lock) {
-        ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "This account has been locked.", false, locked);
+        ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "This account has been locked.", true, locked);
     } else {
         if (status == DB_OK) /* what it did, never silence */
             buf_printf(&c->out, "%s unlocked: it may log in again\n", c->name);

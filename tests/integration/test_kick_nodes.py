@@ -62,3 +62,13 @@ def test_a_lock_or_delete_at_one_node_tells_the_other_nodes_browsers_so(pair, bi
     told_and_closed(ora, "This account has been deleted.")
     b.wait_log(r"closed 1 websocket \(deleted at another node\)")
     stays_open(pam)
+
+
+def test_a_lock_closes_the_accounts_browsers_at_its_own_node_too(pair, bindir):
+    """The node the lock is made at tells its own browsers of the account
+    the same words, and closes them."""
+    a, b = pair
+    web_session(a.http, "Quy", PW)
+    here = lobby(a, login(a, "Quy"), "Quy")
+    assert "Quy locked" in admin(bindir, a, "lock", "quy")
+    told_and_closed(here, "This account has been locked.")
