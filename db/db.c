@@ -90,6 +90,7 @@ typedef struct db_core {
      * is counted in written, 0 when none: what reads wait for (done). */
     uint64_t low[DB_WRITERS];
     _Atomic uint64_t overlaps; /* batches begun while another was in flight */
+    bool lazy_apart;           /* lazy ops (db_op_t.lazy) are written in batches of their own */
     int wal_pages;             /* writer only: the WAL's length after the last commit */
     int ckpt_mark;             /* writer only: the WAL length at which it copies the rest itself */
 
@@ -470,6 +471,7 @@ static int write_batch(db_writer_arg_t *w, db_list_t *batch)
     db_core_t *db = w->db;
     db_conn_t *c = w->c;
     char msg[200] = "";
+    c->lazy = db->lazy_apart && batch->head && batch->head->lazy; /* all or none (take) */
     int ret = c->be->write_all ? c->be->write_all(c, batch->head) : DB_RUN_EACH;
     if (ret == DB_OK) {
         for (db_op_t *op = batch->head; op; op = op->next) {
@@ -654,7 +656,13 @@ static bool apart(const db_op_t *op, const db_busy_t *busy)
  * makes no batch long that players' keys wait for. An append goes ahead
  * of what is left in the queue unless something of its game, or a write
  * whose game is not said, is left before it: a game's rows commit in
- * their order, its first rows before its journal. */
+ * their order, its first rows before its journal.
+ * Where lazy commits are kept apart (PostgreSQL), a batch holds lazy ops
+ * only (db_op_t.lazy: game rows, whose commit waits for no flush and no
+ * standby) or none: the first op it takes says which. An append passed
+ * by a lazy batch holds back only the ops of its own game; a lazy op
+ * passed by a batch that waits holds back every other write, as any op
+ * left does. */
 #define DB_BULK_STEPS 24
 #define DB_BULK_BYTES (64 * 1024)
 #define DB_LEFT_MAX   64   /* games of ops left behind that a take keeps apart */
@@ -666,7 +674,16 @@ typedef struct {
     bool all; /* something left behind orders with every game */
     int steps;
     size_t bytes;
+    bool split;  /* lazy ops go in batches of their own */
+    int kind;    /* of the ops taken: 0 none yet, else DB_TAKE_WAITS or DB_TAKE_LAZY */
+    bool passed; /* an append was left as the batch is lazy */
 } db_left_t;
+
+enum { DB_TAKE_WAITS = 1, DB_TAKE_LAZY };
+/* What takes says of an op: taken, left (the others after it keep their
+ * order behind it), or passed (an append a lazy batch does not hold:
+ * only its game's ops stay behind it). */
+enum { DB_TAKEN, DB_LEFT, DB_PASSED };
 
 static bool left_has(const db_left_t *l, int64_t game)
 {
@@ -691,18 +708,26 @@ static void leave(db_left_t *l, const db_op_t *op)
 
 /* Whether a take takes op, queued after the nleft ops left in l (other:
  * the batch in flight, if any; beside it only appends go). */
-static bool takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nleft)
+static int takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nleft)
 {
-    if (lone_append(op))
-        return !left_has(l, game_of(op)) && (!other || apart(op, other));
-    if (other || nleft > 0)
-        return false; /* the others keep their order: none goes ahead of one left */
-    if (l->steps > 0 &&
-        (l->steps + op->nsteps > DB_BULK_STEPS || l->bytes + op->used > DB_BULK_BYTES))
-        return false;
-    l->steps += op->nsteps;
-    l->bytes += op->used;
-    return true;
+    int kind = l->split && op->lazy ? DB_TAKE_LAZY : DB_TAKE_WAITS;
+    if (l->kind && kind != l->kind)
+        return lone_append(op) ? DB_PASSED : DB_LEFT;
+    if (lone_append(op)) {
+        if (left_has(l, game_of(op)) || (other && !apart(op, other)))
+            return DB_LEFT;
+    } else {
+        int64_t g = game_key(op);
+        if (other || nleft > 0 || (l->passed && (g == 0 || left_has(l, g))))
+            return DB_LEFT; /* the others keep their order: none goes ahead of one left */
+        if (l->steps > 0 &&
+            (l->steps + op->nsteps > DB_BULK_STEPS || l->bytes + op->used > DB_BULK_BYTES))
+            return DB_LEFT;
+        l->steps += op->nsteps;
+        l->bytes += op->used;
+    }
+    l->kind = kind;
+    return DB_TAKEN;
 }
 
 /* The batches the writers other than me are writing, as one (wmu held):
@@ -736,16 +761,18 @@ static db_list_t take(db_core_t *db, int me)
     const db_busy_t *other = others_busy(db, me, &busy);
     if (other && other->any)
         return b;
-    db_left_t l = {.n = 0};
+    db_left_t l = {.split = db->lazy_apart};
     int nleft = 0, ntaken = 0, scanned = 0;
     db_op_t **at = &db->wq.head, *prev = NULL;
     while (*at && scanned++ < DB_SCAN_MAX && !(other && ntaken == DB_OVERLAP_MAX)) {
         db_op_t *op = *at;
-        if (!takes(&l, op, other, nleft)) {
+        int how = takes(&l, op, other, nleft);
+        if (how != DB_TAKEN) {
             leave(&l, op);
             if (l.all)
                 break; /* nothing past it can go ahead of it */
-            nleft++;
+            l.passed |= how == DB_PASSED;
+            nleft += how == DB_LEFT;
             prev = op;
             at = &op->next;
             continue;
@@ -1498,6 +1525,10 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
     for (int i = 0; i < DB_WRITERS - 1; i++)
         if (db_pg_connect(&db->wmore[i], db->path, false, err, errlen) != DB_OK)
             return DB_ERR;
+    /* a game's rows commit without waiting for the WAL's flush or the
+     * standby (db_op_t.lazy), in batches of their own: a key's append
+     * beside them then shares its flush and its wait with fewer commits */
+    db->lazy_apart = true;
     for (int i = 0; i < DB_READERS; i++)
         if (db_pg_connect(&db->rconn[i], db->path, true, err, errlen) != DB_OK)
             return DB_ERR;

@@ -682,8 +682,9 @@ typedef struct {
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
     bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
-    int pg_first;           /* PostgreSQL: the URL's host that answered last (db_pg.c) */
-    char err[200];          /* why the last statement failed */
+    bool lazy;     /* PostgreSQL: the batch under way is all db_op_t.lazy (db.c's write_batch) */
+    int pg_first;  /* PostgreSQL: the URL's host that answered last (db_pg.c) */
+    char err[200]; /* why the last statement failed */
 } db_conn_t;
 
 /* ---- backends: what differs between SQLite and PostgreSQL ---- */
@@ -912,6 +913,12 @@ struct db_op {
      * a journal append reads), or 0 (not said: any, so nothing goes
      * ahead of it). Set with db_op_game. */
     int64_t game;
+    /* Its commit need not wait for the disk or a standby (PostgreSQL):
+     * the next commit that waits makes it durable too, as the WAL is one
+     * sequence. A game's start (db_game_create): before its first key is
+     * answered its own append's commit waits, so nothing answered hangs
+     * on it. Set with db_op_lazy; a batch holds lazy ops only or none. */
+    bool lazy;
     uint64_t t[3];  /* timed: submitted, taken by a writer, committed (ns) */
     db_rows_t *res; /* DB_RES_MAX: what the reading steps returned, in order */
     /* Instead of the steps, for a read that is no list of statements. */
@@ -940,6 +947,9 @@ void db_op_free(db_op_t *op);
 #define DB_OP_NO_GAME (-1)
 /* Says whose rows op touches (db_op_t.game); NULL op is a no-op. */
 void db_op_game(db_op_t *op, int64_t game);
+/* Says op may commit without waiting for the disk or a standby
+ * (db_op_t.lazy); NULL op is a no-op. */
+void db_op_lazy(db_op_t *op);
 
 /* Runs op's steps on connection c (a db thread): DB_OK or DB_E*. */
 int db_op_run(db_conn_t *c, db_op_t *op);

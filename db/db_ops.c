@@ -58,6 +58,7 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
                        DB_TEXT(g->race), DB_TEXT(g->cls), DB_INT(g->start_time)));
     db_lease_step_new(db, op, id);
     db_op_game(op, id);
+    db_op_lazy(op); /* durable with its first key's append at the latest */
     db_submit(db, op);
     return id;
 }

@@ -461,6 +461,12 @@ static void revive(db_conn_t *c)
     exec_sql(c, setup_sql(c));
 }
 
+/* A lazy batch's transaction (db_conn_t.lazy, db_op_t.lazy): its COMMIT
+ * returns once the commit is in the WAL's buffers, neither flushed nor
+ * on the standby. The WAL is one sequence: the next commit that waits for
+ * both (a key's append, of any node) takes it along. */
+#define LAZY_SQL "SET LOCAL synchronous_commit = off"
+
 /* SAVEPOINT and RELEASE are held and sent with the next step (exec_held);
  * a savepoint never sent needs no RELEASE or ROLLBACK TO. Any other
  * statement sends what is held first. */
@@ -509,6 +515,8 @@ static int exec_stmt(db_conn_t *c, int id)
         revive(c);
         ret = exec_sql(c, sql);
     }
+    if (ret == DB_OK && id == DB_STMT_BEGIN && c->lazy)
+        ret = exec_sql(c, LAZY_SQL);
     return ret;
 }
 
@@ -686,6 +694,8 @@ static bool pipe_part(db_conn_t *c, pipe_t *p, db_op_t **at, size_t *i)
 {
     PGconn *h = pgc(c);
     bool begin = *at == p->ops, ok = !begin || send_plain(h, "BEGIN");
+    bool lazy = begin && c->lazy;
+    ok = ok && (!lazy || send_plain(h, LAZY_SQL));
     db_op_t *op = *at;
     for (int steps = 0; ok && op && steps < PG_PIPE_STEPS; op = op->next) {
         ok = send_op(c, op);
@@ -697,6 +707,7 @@ static bool pipe_part(db_conn_t *c, pipe_t *p, db_op_t **at, size_t *i)
         return false;      /* unsent statements: the connection is given up */
     }
     ok = !begin || read_plain(h, "BEGIN", &p->aborted);
+    ok = (!lazy || read_plain(h, "SET", &p->aborted)) && ok;
     for (db_op_t *o = *at; o != op; o = o->next, (*i)++) {
         int how = read_op(c, o, &p->aborted); /* every answer read, failed or not */
         p->none[*i] = how == PIPE_NONE;

@@ -127,6 +127,12 @@ void db_op_game(db_op_t *op, int64_t game)
         op->game = game;
 }
 
+void db_op_lazy(db_op_t *op)
+{
+    if (op)
+        op->lazy = true;
+}
+
 /* The bytes a step of these arguments takes; their lengths in len. */
 static size_t step_size(const db_arg_t *a, size_t n, size_t *len)
 {

@@ -12,12 +12,15 @@ directory, a Unix socket there and no TCP port) for each test.
   SIGKILLed, and after a restart the game resumes exactly where its
   stored journal says, equal to the same keys replayed without a break;
   no SQLite file is made; warren-admin health counts what is stored there
-  and check-db says why it does not apply."""
+  and check-db says why it does not apply;
+- a new game's row commits without waiting for a synchronous standby
+  (its first key's row does, and takes the game's along)."""
 import os
 import pathlib
 import re
 import signal
 import subprocess
+import time
 
 import pytest
 
@@ -133,3 +136,38 @@ def test_a_role_with_more_rights_than_a_node_needs_is_warned_of(pg, start_daemon
     d.start()  # the same log: the line is the second start's
     assert re.findall(r"WARN the database role may do more than warrend needs "
                       r"\(SUPERUSER, CREATEROLE\): give the nodes a role", d.log()), d.log()
+
+
+def standby_names(pg, names):
+    """synchronous_standby_names set (RESET: None) and taken up: every
+    backend reads it at its next command, the checkpointer tells them
+    whether commits wait."""
+    pg.psql(f"ALTER SYSTEM SET synchronous_standby_names = '{names}'" if names
+            else "ALTER SYSTEM RESET synchronous_standby_names")
+    pg.psql("SELECT pg_reload_conf()")
+    time.sleep(0.5)
+
+
+def test_a_game_starts_while_no_standby_answers_its_first_key_waits(pg, start_daemon, clients):
+    """A new game's row (and its lease) commits without waiting for the
+    WAL's flush or a synchronous standby: the player has answered nothing
+    in it yet, and the commit of their first key, which waits for both,
+    puts the game's row on the standby with it (the WAL is one sequence).
+    With a standby named that never answers, the game's first screen
+    comes; its first key's frame does not until commits no longer wait."""
+    url = pg.create_db("warren")
+    d = start_daemon(extra=["--db", url])
+    t = clients(d.port).connected()
+    t.register("alice")
+    standby_names(pg, "FIRST 1 (nobody)")
+    try:
+        t.send("p", settle=False)
+        t.wait_for("Choose a race.", timeout=10)
+        t.send("l", settle=False)  # a key of the game: its row waits for the standby
+        t.pump(quiet=2, limit=2)
+        assert "Welcome, alice the" not in t.text(), t.text()
+        assert pg.psql("SELECT count(*) FROM journal", db="warren").strip() == "0"
+    finally:
+        standby_names(pg, None)
+    t.wait_for("Welcome, alice the", timeout=10)
+    assert pg.psql("SELECT count(*) FROM games", db="warren").strip() == "1"
