@@ -1,5 +1,6 @@
-/* db — open/close, the writer threads with group commit (PostgreSQL's two
- * overlapping batches of journal appends), the reader threads,
+/* db — open/close, the writer threads with group commit (PostgreSQL's
+ * overlapping batches of journal appends, and lazy commits of game rows
+ * in batches of their own), the reader threads,
  * delivery of results to the loop, and the callbacks owed when an operation
  * could not even be made. Building and running operations is db_query.c;
  * the operations themselves are db_ops.c, db_records.c and db_admin.c. */
