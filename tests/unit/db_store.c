@@ -338,6 +338,57 @@ START_TEST(a_key_is_written_while_two_batches_are_held)
 }
 END_TEST
 
+/* PostgreSQL: a game's start and a key of another game queued after it
+ * in one turn are written in batches of their own (the start's commit
+ * waits for no flush and no standby, the key's does): with the key's row
+ * held (another connection inserted it first and has not committed), the
+ * start is answered all the same, and the key once it is let go. */
+START_TEST(a_game_start_is_not_held_by_a_key_queued_after_it)
+{
+    fx_t f;
+    fx_open(&f);
+    if (!*fx_pg()) {
+        fx_close(&f);
+        return;
+    }
+    int64_t g0 = make_game(&f, make_user(&f, "keyer"), 1);
+    db_journal_append(f.db, g0, 1, (const uint8_t *)"a", 1, 5, NULL, NULL);
+    int64_t starter = make_user(&f, "starter");
+    PGconn *lk = PQconnectdb(f.path);
+    ck_assert_int_eq(PQstatus(lk), CONNECTION_OK);
+    char sql[160];
+    snprintf(sql, sizeof sql, "BEGIN; INSERT INTO journal(game, seq, keys) VALUES (%lld, 2, 'x')",
+             (long long)g0);
+    PGresult *r = PQexec(lk, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(lk));
+    PQclear(r);
+    db_game_new_t ng = {.user = starter,
+                        .seed = 2,
+                        .content_version = "c1",
+                        .race = "human",
+                        .cls = "fighter",
+                        .start_time = 2000};
+    fx_done_t made = {0}, key = {0};
+    int64_t id = db_game_create(f.db, &ng, fx_on_done, &made);
+    ck_assert_int_gt(id, 0);
+    db_journal_append(f.db, g0, 2, (const uint8_t *)"b", 1, 5, fx_on_done, &key);
+    db_flush(f.db); /* one turn: both in the queue when a writer looks */
+    for (int waited = 0; !made.calls && waited < 3000; waited += 50)
+        run_for(&f, 50);
+    ck_assert_int_eq(key.calls, 0); /* still held */
+    ck_assert_msg(made.calls == 1, "the game's start waited for the key queued after it");
+    ck_assert_int_eq(made.status, DB_OK);
+    r = PQexec(lk, "ROLLBACK");
+    PQclear(r);
+    PQfinish(lk);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(key.calls, 1);
+    ck_assert_int_eq(key.status, DB_OK);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM journal WHERE seq = 2"), 1);
+    fx_close(&f);
+}
+END_TEST
+
 /* When each write was answered, on one clock: its place in the order. */
 typedef struct {
     int *clock;
@@ -1823,6 +1874,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, a_key_goes_ahead_of_game_starts_queued_before_it);
     tcase_add_test(tc, a_key_is_written_while_two_batches_are_held);
+    tcase_add_test(tc, a_game_start_is_not_held_by_a_key_queued_after_it);
     tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, two_loops_share_one_database);
     tcase_add_test(tc, journal_order_and_duplicates);
