@@ -175,10 +175,26 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
     return mask;
 }
 
+/* The items on the floor a frame's walk of the map index (or of every
+ * object) met, in the walk's order: the objects of type OBJ_ITEM with no
+ * target. map_view's walk files them and floor_items reads them, not the
+ * index again (among 10,000 games the index and the objects are out of
+ * every cache; the second walk found them there a second time). Past
+ * FLOOR_LIST_MAX, floor_items walks as it did. */
+enum { FLOOR_LIST_MAX = 512 };
+typedef struct {
+    int n;
+    bool whole; /* every such item of the walk is in h */
+    handle_t h[FLOOR_LIST_MAX];
+} floor_list_t;
+
 /* Where the map sits on the screen: the first level column and row shown,
- * the view's size in tiles, the tile width and the first screen row. */
+ * the view's size in tiles, the tile width and the first screen row;
+ * items: the floor's items as this frame's map_view found them (NULL:
+ * floor_items walks for them). */
 typedef struct {
     int ox, oy, vw, vh, tw, top;
+    const floor_list_t *items;
 } map_view_t;
 
 /* Origins from lo to hi (inclusive) on one axis; empty when lo > hi. */
@@ -239,24 +255,36 @@ static bool item_kept(const level_t *lv, const obj_t *o)
 }
 
 /* The items of item_kept into the box (the map index's when it is open
- * for lv: the box is the same in any order). */
-static void sighted_items(game_t *g, const level_t *lv, int box[4])
+ * for lv: the box is the same in any order); into list (when not NULL)
+ * every item on the floor met, in the walk's order. */
+static void sighted_items(game_t *g, const level_t *lv, int box[4], floor_list_t *list)
 {
     const reg_t *r = &g->reg;
     bool ix = r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h;
     uint32_t b = 0;
+    int n = 0;
     for (handle_t h = ix ? reg_index_next_filed(r, &b, HANDLE_NONE) : reg_next(r, HANDLE_NONE); h;
          h = ix ? reg_index_next_filed(r, &b, h) : reg_next(r, h)) {
         const obj_t *o = reg_get(r, h);
+        if (o->type != OBJ_ITEM || o->target)
+            continue;
+        if (list && n < FLOOR_LIST_MAX)
+            list->h[n] = h;
+        n++;
         if (item_kept(lv, o))
             box_take(box, o->x, o->y);
+    }
+    if (list) {
+        list->whole = n <= FLOOR_LIST_MAX;
+        list->n = list->whole ? n : 0;
     }
 }
 
 /* The box round the creatures the player sees on lv and the items the
  * view keeps in sight, the player in it (the creatures of the map index
  * when it is open for lv: the box is the same in any order). */
-static void sighted_box(game_t *g, const level_t *lv, const obj_t *p, int box[4])
+static void sighted_box(game_t *g, const level_t *lv, const obj_t *p, int box[4],
+                        floor_list_t *list)
 {
     box[0] = box[2] = p->x, box[1] = box[3] = p->y;
     for (handle_t h = reg_next_near(&g->reg, lv->depth, HANDLE_NONE); h;
@@ -266,14 +294,18 @@ static void sighted_box(game_t *g, const level_t *lv, const obj_t *p, int box[4]
             level_visible(lv, o->x, o->y))
             box_take(box, o->x, o->y);
     }
-    sighted_items(g, lv, box);
+    sighted_items(g, lv, box, list);
 }
 
-static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, const obj_t *p, int tw)
+/* list (NULL: none) keeps the floor's items for this frame's floor_items:
+ * valid while the objects do not change. */
+static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, const obj_t *p, int tw,
+                           floor_list_t *list)
 {
-    map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1};
+    map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1, NULL};
     int box[4];
-    sighted_box(g, lv, p, box);
+    sighted_box(g, lv, p, box, list);
+    m.items = list && list->whole ? list : NULL;
     m.ox = view_axis(lv->w, m.vw, ANCHOR_SLACK_X, g->view_x, p->x, box[0], box[2]);
     m.oy = view_axis(lv->h, m.vh, ANCHOR_SLACK_Y, g->view_y, p->y, box[1], box[3]);
     return m;
@@ -385,6 +417,15 @@ static void floor_item(game_t *g, const level_t *lv, obj_sink_t *k, const obj_t 
 static void floor_items(game_t *g, const level_t *lv, obj_sink_t *k)
 {
     const reg_t *r = &g->reg;
+    const floor_list_t *list = k->m->items;
+    for (int i = 0; list && i < list->n; i++) {
+        const obj_t *o = reg_get(r, list->h[i]);
+        if ((unsigned)(o->x - k->m->ox) < (unsigned)k->m->vw &&
+            (unsigned)(o->y - k->m->oy) < (unsigned)k->m->vh) /* floor_item's first look */
+            floor_item(g, lv, k, o);
+    }
+    if (list)
+        return;
     if (r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h) {
         uint32_t b = 0;
         for (handle_t h = reg_index_next_filed(r, &b, HANDLE_NONE); h;
@@ -1055,7 +1096,7 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     render_msgs(g, s, cache);
     if (!lv || !p)
         return true;
-    map_view_t m = mv ? *mv : map_view(g, s, lv, p, view && view->two_cell ? 2 : 1);
+    map_view_t m = mv ? *mv : map_view(g, s, lv, p, view && view->two_cell ? 2 : 1, NULL);
     if (m.vh >= 1 && draw_map(g, s, lv, &m, cache, full) < 0 && cache)
         cache->valid = false;
     if (m.vh >= 1 && g->prompt == PROMPT_TARGET)
@@ -1131,7 +1172,8 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     int tw = view && view->two_cell ? 2 : 1;
-    map_view_t m = lv && p ? map_view(g, cache->frame, lv, p, tw) : (map_view_t){0};
+    floor_list_t items;
+    map_view_t m = lv && p ? map_view(g, cache->frame, lv, p, tw, &items) : (map_view_t){0};
     /* the view as the last frame drew it, but for where the map sits */
     bool same =
         cache->valid && !cache->over && lv && p && lv->vis && !(prompt_of(g)->flags & PF_SCREEN);
