@@ -33,12 +33,22 @@ void end_win(game_t *g)
     msg_milestone(g, "end", "escaped with the Heartstone");
 }
 
+/* src into dst of size bytes, cut to fit, as snprintf's "%s" would: the
+ * host asks for the status after every key, and four snprintf calls were
+ * a twentieth of a key's instructions in the engine. */
+static void status_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strnlen(src, size - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
 void end_status(const game_t *g, game_status_t *st)
 {
     memset(st, 0, sizeof *st);
-    snprintf(st->name, sizeof st->name, "%s", g->name);
-    snprintf(st->race, sizeof st->race, "%s", pc_race_name(g));
-    snprintf(st->cls, sizeof st->cls, "%s", pc_class_name(g));
+    status_text(st->name, sizeof st->name, g->name);
+    status_text(st->race, sizeof st->race, pc_race_name(g));
+    status_text(st->cls, sizeof st->cls, pc_class_name(g));
     st->depth = atlas_danger(g, g->depth);
     st->max_depth = g->max_depth;
     st->xl = g->pc.xl ? g->pc.xl : 1;
@@ -48,7 +58,7 @@ void end_status(const game_t *g, game_status_t *st)
     st->turn = g->sched.now / SCHED_MOVE;
     st->state = (game_state_t)g->state;
     st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
-    snprintf(st->cause, sizeof st->cause, "%s", g->cause);
+    status_text(st->cause, sizeof st->cause, g->cause);
     st->level_changes = g->level_changes;
     st->more = g->state == GAME_DEAD && g->prompt == PROMPT_MORE;
     st->leave = g->leave != 0;

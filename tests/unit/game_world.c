@@ -2,6 +2,7 @@
  * stairs keep levels persistent, monsters at different speeds act through
  * the scheduler, quitting asks first. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
@@ -9,6 +10,7 @@
 #include "item.h"
 #include "level.h"
 #include "mapgen.h"
+#include "pc.h"
 #include "prompt.h"
 #include "screen.h"
 #include "shop.h"
@@ -188,6 +190,37 @@ START_TEST(quit_asks_first)
 }
 END_TEST
 
+/* The status's texts are the game's, each cut to its field as snprintf's
+ * "%s" cuts it (a cause longer than the field, a name of the longest). */
+START_TEST(status_texts_cut_to_fit)
+{
+    game_t *g = started(game_new(C, 6, NULL));
+    memset(g->name, 'n', sizeof g->name - 1);
+    g->name[sizeof g->name - 1] = 0;
+    memset(g->cause, 'c', sizeof g->cause - 1);
+    g->cause[sizeof g->cause - 1] = 0;
+    game_status_t st;
+    memset(&st, 0x55, sizeof st);
+    game_status(g, &st);
+    char want[sizeof st.cause];
+    snprintf(want, sizeof st.name, "%s", g->name);
+    ck_assert_str_eq(st.name, want);
+    snprintf(want, sizeof st.cause, "%s", g->cause);
+    ck_assert_str_eq(st.cause, want);
+    ck_assert_uint_eq(strlen(st.cause), sizeof st.cause - 1);
+    snprintf(want, sizeof st.race, "%s", pc_race_name(g));
+    ck_assert_str_eq(st.race, want);
+    ck_assert_uint_gt(strlen(st.race), 0);
+    snprintf(want, sizeof st.cls, "%s", pc_class_name(g));
+    ck_assert_str_eq(st.cls, want);
+    ck_assert_uint_gt(strlen(st.cls), 0);
+    g->cause[5] = 0; /* shorter: its end, not the field's */
+    game_status(g, &st);
+    ck_assert_str_eq(st.cause, "ccccc");
+    game_free(g);
+}
+END_TEST
+
 START_TEST(walls_cost_nothing)
 {
     game_t *g = started(game_new(C, 8, NULL));
@@ -275,6 +308,7 @@ Suite *suite_game_world(void)
     tcase_add_test(t, quit_asks_first);
     tcase_add_test(t, prompt_table_and_quit_from_creation);
     tcase_add_test(t, walls_cost_nothing);
+    tcase_add_test(t, status_texts_cut_to_fit);
     tcase_add_test(t, out_of_memory_is_an_error);
     suite_add_tcase(s, t);
     return s;
