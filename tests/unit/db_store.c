@@ -544,6 +544,33 @@ static int64_t file_size(const char *path, const char *suffix)
     return stat(p, &sb) == 0 ? (int64_t)sb.st_size : -1;
 }
 
+/* A 32-bit field of a WAL header (big-endian, as SQLite writes them). */
+static uint32_t be32(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* What path's WAL holds since it last started over: its frames (those
+ * whose salts are the header's) and, in *gen, the header's checkpoint
+ * sequence number, which SQLite counts up each time the WAL starts over. */
+static int wal_frames(const char *path, uint32_t *gen)
+{
+    char p[200];
+    snprintf(p, sizeof p, "%s-wal", path);
+    FILE *fp = fopen(p, "rb");
+    ck_assert_ptr_nonnull(fp);
+    uint8_t h[32], fh[24];
+    ck_assert_int_eq(fread(h, 1, sizeof h, fp), sizeof h);
+    uint32_t page = be32(h + 8);
+    *gen = be32(h + 12);
+    int n = 0;
+    while (fseek(fp, 32 + (long)n * (long)(24 + page), SEEK_SET) == 0 &&
+           fread(fh, 1, sizeof fh, fp) == sizeof fh && !memcmp(fh + 8, h + 16, 8))
+        n++;
+    fclose(fp);
+    return n;
+}
+
 /* One 64 KB snapshot (16 pages) per loop turn, n times. */
 static void write_snapshots(fx_t *f, int64_t g, int from, int n, uint8_t *blob, size_t len)
 {
@@ -620,8 +647,10 @@ static void wait_checkpointer_idle(fx_t *f)
 
 /* SQLite's automatic checkpoint is off. The checkpointer thread copies the
  * WAL into the file beside the writer: after 8 MB of pages (past the mark
- * of 1,000) and a pause, the next writes start the WAL over (its file does
- * not grow). A writer that never pauses long enough for the checkpointer
+ * of 1,000) and a pause, the next write starts the WAL over (its file does
+ * not grow). That is read from the WAL's header, not from how large its
+ * file grows after more writes: a busy machine's pause among the first
+ * writes started it over there already, leaving a smaller file. A writer that never pauses long enough for the checkpointer
  * to finish the WAL still keeps it bounded (it copies the rest itself at
  * 8,000 pages, about 32 MB), however slow the checkpointer is: with each
  * page it copies taking 5 ms, 45 MB more leave a WAL under 40 MB (a writer
@@ -636,18 +665,33 @@ START_TEST(wal_checkpointed_beside_the_writer)
     enum { BLOB = 65536 };
     uint8_t *blob = malloc(BLOB);
     ck_assert_ptr_nonnull(blob);
-    write_snapshots(&f, g, 0, 128, blob, BLOB); /* 2,048 pages */
+    int next = 0;
+    uint32_t gen, gen2;
+    write_snapshots(&f, g, next, 128, blob, BLOB); /* 2,048 pages */
+    next += 128;
+    /* past the mark since the WAL last started over: a checkpointer run
+     * that caught up between two commits (on a busy machine) started it
+     * over before the last ones */
+    while (wal_frames(f.path, &gen) < 1000)
+        write_snapshots(&f, g, next++, 1, blob, BLOB);
     int64_t wal = file_size(f.path, "-wal");
     ck_assert_int_gt(wal, 4 << 20);
     /* a run asked after the last commit has copied it all (however long a
      * starved thread takes: a fixed pause failed on a busy machine) */
     wait_checkpointer_idle(&f);
-    write_snapshots(&f, g, 128, 100, blob, BLOB);
+    /* the next write starts the WAL over: it holds that write alone, in
+     * a file that did not grow */
+    write_snapshots(&f, g, next++, 1, blob, BLOB);
+    int frames = wal_frames(f.path, &gen2);
+    ck_assert_uint_gt(gen2, gen);
+    ck_assert_int_lt(frames, 100);
     ck_assert_int_le(file_size(f.path, "-wal"), wal);
+    write_snapshots(&f, g, next, 99, blob, BLOB);
+    next += 99;
     atomic_store(&slowck.slow, true);
     db_stats_t s0, s1;
     db_stats(f.db, &s0);
-    write_snapshots(&f, g, 228, 700, blob, BLOB);
+    write_snapshots(&f, g, next, 700, blob, BLOB);
     db_stats(f.db, &s1);
     atomic_store(&slowck.slow, false);
     ck_assert_int_lt(file_size(f.path, "-wal"), 40 << 20);
