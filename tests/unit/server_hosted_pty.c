@@ -829,8 +829,10 @@ START_TEST(a_flood_is_held_to_its_output_rate)
     ck_assert_uint_ge(st.pauses, 20); /* paused about every 25 ms, and resumed */
     ck_assert(grid_has(&flood, "flood "));
     ptyproc_set_output_rate(flood.p, 0); /* no limit: it floods at once */
+    /* 4 MB more within half the minute the rate would take: not within a
+     * fixed 10 s, which a sanitized build on a busy machine may need */
     flood.goal = flood.total + (4u << 20);
-    ck_assert(run_until(&loop, past_total, &flood, 10000));
+    ck_assert(run_until(&loop, past_total, &flood, (4u << 20) / RATE * 1000 / 2));
     ptyproc_hangup(flood.p);
     ck_assert(run_until(&loop, toy_exited, &flood, 10000));
     toy_quit(&quiet);
