@@ -13,12 +13,12 @@ import time
 
 import pytest
 
-from harness import ON_PG, WS, Daemon, Web, free_port, unique_name
+from harness import ON_PG, WS, Web, unique_name
+from nodeset import Nodes
 from test_hosted import open_to_games, toy_copy
 from test_watch_nodes import watch_from_list, wl_row
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
-SECRET = "peer-secret-hosted"
 TOLD = "This game needs a terminal of at least 90x26; yours is 80x24."
 
 
@@ -31,20 +31,8 @@ def pair(bindir, tmp_path):
     conf = tmp_path / "warren.conf"
     conf.write_text(f"[game keys]\nname = Key Toy\ncommand = {toy} keys\nmin-size = 90x26\n"
                     "hangup-timeout = 1\n")
-    pa, pb = free_port(), free_port()
-    made = []
-    for name, port, other in (("a", pa, f"b=127.0.0.1:{pb}"), ("b", pb, f"a=127.0.0.1:{pa}")):
-        d = Daemon(bindir, tmp_path / name, http=True,
-                   extra=["--config", conf, "--node", name, "--peer-listen", f"127.0.0.1:{port}",
-                          "--peers", other, "--peer-secret", SECRET])
-        if made:
-            d.db_url = made[0].db_url
-            d.argv[d.argv.index("--db") + 1] = made[0].db_url
-        made.append(d.start())
-    yield made
-    for d in made:
-        if d.alive():
-            d.stop_clean()
+    with Nodes(bindir, tmp_path) as nodes:
+        yield nodes.peers(("a", "b"), "--config", conf, http=True)
 
 
 def lobby_game(d, name, timeout=15):

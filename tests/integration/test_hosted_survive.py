@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from harness import ON_PG, Daemon, admin, unique_name
+from harness import ON_PG, admin, unique_name
+from nodeset import Nodes
 from test_hosted import (for_games, open_to_games, playground, settle, start_nethack,
                          toy_copy)
 
@@ -30,29 +31,24 @@ RENEW_MS = 500
 def pair(bindir, tmp_path):
     """Nodes a and b on one schema, both with the section [game saver]
     (copy-max 1 MB)."""
-    made = start_pair(bindir, tmp_path)
-    yield made
-    for d in made:
-        if d.alive():
-            d.stop_clean()
+    with Nodes(bindir, tmp_path) as nodes:
+        yield start_pair(nodes, tmp_path)
 
 
-def start_pair(bindir, tmp_path, more=(), mode="saver", more_b=()):
+def start_pair(nodes, tmp_path, more=(), mode="saver", more_b=()):
     open_to_games(tmp_path)
-    toy = toy_copy(bindir, tmp_path)
+    toy = toy_copy(nodes.bindir, tmp_path)
     conf = tmp_path / "warren.conf"
     conf.write_text(f"[game saver]\nname = Saver\ncommand = {toy} {mode}\nhangup-timeout = 1\n"
                     "copy-max = 1\n")
-    made = []
-    for name in ("a", "b"):
-        d = Daemon(bindir, tmp_path / name,
-                   extra=["--config", conf, "--node", name, "--lease-ttl-ms", TTL_MS,
-                          "--lease-renew-ms", RENEW_MS, *more, *(more_b if made else ())])
-        if made:
-            d.db_url = made[0].db_url
-            d.argv[d.argv.index("--db") + 1] = made[0].db_url
-        made.append(d.start())
-    return made
+    return two_nodes(nodes, conf, more, more_b)
+
+
+def two_nodes(nodes, conf, more=(), more_b=()):
+    """Nodes a and b with the config file conf, leases short, more flags
+    last (and b more_b)."""
+    return [nodes.start(name, "--config", conf, "--lease-ttl-ms", TTL_MS, "--lease-renew-ms",
+                        RENEW_MS, *more, *(more_b if name == "b" else ())) for name in ("a", "b")]
 
 
 def play(clients, d, name, register=False):
@@ -202,17 +198,8 @@ def test_nethack_goes_on_at_another_node(bindir, tmp_path, clients):
     saved on a (S) is copied once NetHack ended; a dies with its disk; on
     b the same game is restored from its save."""
     pg, conf = playground(tmp_path, bindir)
-    made = []
-    try:
-        for node in ("a", "b"):
-            d = Daemon(bindir, tmp_path / node,
-                       extra=["--config", conf, "--node", node, "--lease-ttl-ms", TTL_MS,
-                              "--lease-renew-ms", RENEW_MS])
-            if made:
-                d.db_url = made[0].db_url
-                d.argv[d.argv.index("--db") + 1] = made[0].db_url
-            made.append(d.start())
-        a, b = made
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = two_nodes(nodes, conf)
         name = unique_name("nh")
         t = clients(a.port)
         start_nethack(t, name)
@@ -237,10 +224,6 @@ def test_nethack_goes_on_at_another_node(bindir, tmp_path, clients):
                                                       "welcome back"))
         assert "Shall I pick" not in text, text
         b.wait_log(rf"hosted files restored user={name} game=nethack gen=\d+ from=a")
-    finally:
-        for d in made:
-            if d.alive():
-                d.stop_clean()
 
 
 def test_a_node_that_no_longer_holds_the_files_stores_none(pair, clients):
@@ -330,13 +313,9 @@ def test_copies_of_busy_games_bench(clients, bindir, tmp_path):
     file written) for 20 s: the copies' reads a second (each a child of
     the spawner's) and the spawner's CPU (BENCH lines)."""
     n, secs = int(os.environ["WARREN_COPY_BENCH"]), 20
-    made = start_pair(bindir, tmp_path, ["--hosted-per-ip", n + 1])
-    try:
-        bench_copies(made[0], clients, bindir, n, secs)
-    finally:
-        for d in made:
-            if d.alive():
-                d.stop_clean()
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, ["--hosted-per-ip", n + 1])
+        bench_copies(a, clients, bindir, n, secs)
 
 
 def bench_copies(a, clients, bindir, n, secs):
@@ -372,9 +351,8 @@ def test_a_save_written_only_through_a_mapping_is_copied_as_the_game_runs(bindir
     mapsaver: msync, never write(2)) tells no inotify watch; the spawner's
     periodic measurement sees the file's mtime change, so the copies while
     it runs (as its terminal output asks for them) still take it."""
-    made = start_pair(bindir, tmp_path, mode="mapsaver")
-    try:
-        a, _ = made
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, mode="mapsaver")
         name = unique_name("hm")
         p = play(clients, a, name, register=True)
         p.wait_for("mapped: []")
@@ -395,10 +373,6 @@ def test_a_save_written_only_through_a_mapping_is_copied_as_the_game_runs(bindir
             p.wait_for("state: [abc]")
             time.sleep(0.5)
         p.send("q")
-    finally:
-        for d in made:
-            if d.alive():
-                d.stop_clean()
 
 
 def test_files_copied_as_other_ids_are_not_restored(bindir, tmp_path, clients):
@@ -409,9 +383,8 @@ def test_files_copied_as_other_ids_are_not_restored(bindir, tmp_path, clients):
     nothing starts there."""
     if os.geteuid() != 0:
         pytest.skip("games run as a user of their own only when warrend is root")
-    made = start_pair(bindir, tmp_path, more_b=["--games-user", "nobody"])
-    try:
-        a, b = made
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = start_pair(nodes, tmp_path, more_b=["--games-user", "nobody"])
         name = unique_name("hu")
         p = play(clients, a, name, register=True)
         p.wait_for("nothing saved")
@@ -433,7 +406,3 @@ def test_files_copied_as_other_ids_are_not_restored(bindir, tmp_path, clients):
         assert not (b.dir / "games" / "saver").exists() or not list(
             (b.dir / "games" / "saver").iterdir()), "nothing started"
         assert file_set(b, name)[1] == "a", "b did not take the set"
-    finally:
-        for d in made:
-            if d.alive():
-                d.stop_clean()

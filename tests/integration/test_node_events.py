@@ -15,6 +15,7 @@
 - an event kept past its kind's age limit while its writes fail (a chat
   line, 15 s) is dropped, said in the log, and never shown; one said
   after it is."""
+import contextlib
 import os
 import re
 import socket
@@ -25,9 +26,10 @@ import types
 import pytest
 
 import harness
-from harness import ON_PG, PW, WS, Daemon, admin, free_port
+from harness import ON_PG, PW, admin
+from nodeset import Nodes
 from test_nodes import nodes, playing  # noqa: F401 (nodes: a fixture)
-from test_watch_nodes import SECRET, chats, watch_from_list
+from test_watch_nodes import chats, watched_across
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -217,37 +219,15 @@ def watch_pair(bindir, tmp_path):
     """watch_pair(url, a_url=None): nodes a and b on url's schema, each
     naming the other's peer address, a connecting by a_url when given
     (the same schema through a proxy)."""
-    made = []
-
-    def start(url, a_url=None):
-        pa, pb = free_port(), free_port()
-        for name, port, other, db in (("a", pa, f"b=127.0.0.1:{pb}", a_url or url),
-                                      ("b", pb, f"a=127.0.0.1:{pa}", url)):
-            d = Daemon(bindir, tmp_path / name, http=True,
-                       extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers",
-                              other, "--peer-secret", SECRET])
-            d.db_url = url  # the test's own reads, straight to the database
-            d.argv[d.argv.index("--db") + 1] = db
-            made.append(d.start())
-        return made
-    yield start
-    for d in made:
-        if d.alive():
-            d.stop_clean()
+    with contextlib.ExitStack() as stack:
+        yield lambda url, a_url=None: stack.enter_context(Nodes(bindir, tmp_path, url)).peers(
+            ("a", "b"), db={"a": a_url}, http=True)
 
 
 def olga_watched(a, b, clients):
     """olga plays at a, pete watches at b (telnet) and a browser too: the
     player's telnet and the browser's socket."""
-    p = clients(a.port).connected()
-    p.register("olga")
-    p.random_character("olga")
-    w = clients(b.port).connected()
-    w.register("pete")
-    watch_from_list(w, "olga")
-    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
-    web_b = WS(b.http, "/ws/watch/olga/warren")
-    b.wait_log(r"watch conn=\d+ user=olga game=\d+ watchers=2")
+    _, _, p, _, web_b = watched_across((a, b), clients, "olga", "pete")
     return p, web_b
 
 

@@ -44,6 +44,7 @@ import pytest
 
 import harness
 from harness import CTRL_X, ON_PG, PW, Daemon, admin, admin_rc, hook, replay, stored_hook
+from nodeset import on_database
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -63,8 +64,7 @@ def nodes(bindir, tmp_path):
                    extra=["--node", name, "--lease-ttl-ms", TTL_MS, "--lease-renew-ms", RENEW_MS,
                           *extra])
         if share is not None:  # the same database as share
-            d.db_url = share.db_url
-            d.argv[d.argv.index("--db") + 1] = share.db_url
+            on_database(d, share.db_url)
         made.append(d)
         return d.start()
     yield start

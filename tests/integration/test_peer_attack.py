@@ -3,6 +3,7 @@ real daemons on one PostgreSQL (WARREN_DB=pg only): a node called that
 never answers its HELLO, strangers and malformed links, and frames and
 payloads at their limits. Every case ends with the node serving on and
 saying what it refused."""
+import contextlib
 import re
 import socket
 import struct
@@ -12,7 +13,8 @@ import time
 import pytest
 
 from harness import ON_PG, Daemon, free_port
-from test_watch_nodes import SECRET, read_quiet, watch_from_list
+from nodeset import SECRET, on_database
+from test_watch_nodes import read_quiet, watch_from_list
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -23,10 +25,42 @@ def node(bindir, dir, name, peers, port=None, db_of=None, extra=()):
     d = Daemon(bindir, dir, extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}",
                                    "--peers", peers, "--peer-secret", SECRET, *extra])
     if db_of:
-        d.db_url = db_of.db_url
-        d.argv[d.argv.index("--db") + 1] = db_of.db_url
+        on_database(d, db_of.db_url)
     d.peer_port = port
     return d.start()
+
+
+@contextlib.contextmanager
+def watched_through(bindir, tmp_path, clients, stand_in):
+    """bert plays at node b and anna, at node a, picks his game from the
+    list, a calling stand_in (a listener in b's place) for its stream:
+    yields (a, b, anna's telnet); stand_in closed and both nodes stopped
+    cleanly after."""
+    started = []
+    try:
+        b = node(bindir, tmp_path / "b", "b", "a=127.0.0.1:1")
+        started.append(b)
+        a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{stand_in.port}", db_of=b)
+        started.append(a)
+        p = clients(b.port).connected()
+        p.register("bert")
+        p.random_character("bert")
+        w = clients(a.port).connected()
+        w.register("anna")
+        watch_from_list(w, "bert")
+        yield a, b, w
+    finally:
+        stand_in.close()
+        for d in reversed(started):
+            d.stop_clean()
+
+
+def shown_a_frame(w, timeout=10):
+    """Waits until watcher w's screen shows the stand-in's frame (#)."""
+    end = time.time() + timeout
+    while "#" not in w.text():
+        assert time.time() < end, w.text()
+        w.pump(quiet=0.2, limit=1)
 
 
 class Silent:
@@ -62,24 +96,12 @@ def test_a_called_node_that_never_says_hello_is_given_up(bindir, tmp_path, clien
     HELLO is late (logged), instead of waiting on a blank screen for ever;
     a serves on."""
     silent = Silent()
-    b = node(bindir, tmp_path / "b", "b", "a=127.0.0.1:1")
-    a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{silent.port}", db_of=b)
-    try:
-        p = clients(b.port).connected()
-        p.register("bert")
-        p.random_character("bert")
-        w = clients(a.port).connected()
-        w.register("anna")
-        watch_from_list(w, "bert")
+    with watched_through(bindir, tmp_path, clients, silent) as (a, b, w):
         a.wait_log(r"WARN peer link b \(127\.0\.0\.1\): called, no HELLO back in 5 s", timeout=15)
         a.wait_log(r"peer link b \(127\.0\.0\.1\) closed: no HELLO in time from the node called")
         w.wait_for("went away")
         assert silent.conns, "a never called"
         assert a.alive() and b.alive()
-    finally:
-        silent.close()
-        a.stop_clean()
-        b.stop_clean()
 
 
 def framed(body):
@@ -272,25 +294,10 @@ def test_frames_of_odd_sizes_from_a_node_are_shown_safely(bindir, tmp_path, clie
     watcher at a is shown it (cut or padded to its terminal), and a
     serves on."""
     w_, h_ = size
-    b = node(bindir, tmp_path / "b", "b", "a=127.0.0.1:1")
     fake = FakeNode(lambda game: [keyframe(game, w_, h_)])
-    a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{fake.port}", db_of=b)
-    try:
-        p = clients(b.port).connected()
-        p.register("bert")
-        p.random_character("bert")
-        w = clients(a.port).connected()
-        w.register("anna")
-        watch_from_list(w, "bert")
-        end = time.time() + 10
-        while "#" not in w.text():
-            assert time.time() < end, w.text()
-            w.pump(quiet=0.2, limit=1)
+    with watched_through(bindir, tmp_path, clients, fake) as (a, b, w):
+        shown_a_frame(w)
         assert fake.watched
         w.send("q")
         w.wait_for("Your choice")
         assert a.alive() and b.alive()
-    finally:
-        fake.close()
-        a.stop_clean()
-        b.stop_clean()

@@ -5,14 +5,13 @@ of a type it does not know and fields past those it knows, and calls a
 node of a build before versions (which hangs up on a HELLO with one)
 again at once without, its watcher shown the game."""
 import struct
-import time
 
 import pytest
 
 from harness import ON_PG
-from test_peer_attack import (SECRET, FakeNode, call, framed, hello, keyframe,  # noqa: F401
-                              lone, node)
-from test_watch_nodes import watch_from_list
+from nodeset import SECRET
+from test_peer_attack import (FakeNode, call, framed, hello, keyframe, lone,  # noqa: F401
+                              shown_a_frame, watched_through)
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 VERSION = 2
@@ -63,28 +62,13 @@ def test_a_node_of_an_older_build_is_called_again_without_a_version(bindir, tmp_
     """b stands in for a node of a build before versions: it hangs up on
     a's HELLO with a version; a calls it again at once without one, and
     a's watcher of b's game is shown the game, not sent back to the menu."""
-    b = node(bindir, tmp_path / "b", "b", "a=127.0.0.1:1")
     fake = FakeNode(lambda game: [keyframe(game, 80, 24)], old=True)
-    a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{fake.port}", db_of=b)
-    try:
-        p = clients(b.port).connected()
-        p.register("bert")
-        p.random_character("bert")
-        w = clients(a.port).connected()
-        w.register("anna")
-        watch_from_list(w, "bert")
+    with watched_through(bindir, tmp_path, clients, fake) as (a, b, w):
         a.wait_log(r"peer link b \(127\.0\.0\.1\): hung up on a HELLO with a version: called "
                    r"again without it")
         a.wait_log(r"peer link b \(127\.0\.0\.1\) ready, version 1")
-        end = time.time() + 10
-        while "#" not in w.text():
-            assert time.time() < end, w.text()
-            w.pump(quiet=0.2, limit=1)
+        shown_a_frame(w)
         assert fake.watched and len(fake.hellos) == 2, fake.hellos
         assert fake.hellos[0][-2:] == struct.pack(">H", VERSION), fake.hellos
         assert "went away" not in w.text()
         assert a.alive() and b.alive()
-    finally:
-        fake.close()
-        a.stop_clean()
-        b.stop_clean()

@@ -16,8 +16,9 @@ import time
 
 import pytest
 
-from harness import ON_PG, Daemon, admin, free_port
-from test_watch_nodes import SECRET, same_rows, watch_from_list
+from harness import ON_PG, admin
+from nodeset import Nodes
+from test_watch_nodes import played_and_watched, same_rows, watch_from_list
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 NAMES = ("a", "b", "c")
@@ -31,22 +32,8 @@ LISTED_WITHIN_S = 0.9
 def trio(bindir, tmp_path):
     """Nodes a, b and c on one schema, each naming the others' peer
     addresses; leases lapse 1.5 s after a node's last renewal."""
-    ports = {n: free_port() for n in NAMES}
-    made = []
-    for name in NAMES:
-        others = ",".join(f"{o}=127.0.0.1:{ports[o]}" for o in NAMES if o != name)
-        d = Daemon(bindir, tmp_path / name, http=True,
-                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{ports[name]}",
-                          "--peers", others, "--peer-secret", SECRET,
-                          "--lease-ttl-ms", "1500", "--lease-renew-ms", "400"])
-        if made:
-            d.db_url = made[0].db_url
-            d.argv[d.argv.index("--db") + 1] = made[0].db_url
-        made.append(d.start())
-    yield made
-    for d in made:
-        if d.alive():
-            d.stop_clean()
+    with Nodes(bindir, tmp_path) as nodes:
+        yield nodes.peers(NAMES, "--lease-ttl-ms", "1500", "--lease-renew-ms", "400", http=True)
 
 
 def until_listed(w, name, timeout=15):
@@ -65,14 +52,7 @@ def until_listed(w, name, timeout=15):
 
 
 def watched_at_b(trio, clients, player, watcher):
-    a, b, _ = trio
-    p = clients(a.port).connected()
-    p.register(player)
-    p.random_character(player)
-    w = clients(b.port).connected()
-    w.register(watcher)
-    watch_from_list(w, player)
-    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    _, _, p, w = played_and_watched(trio[:2], clients, player, watcher)
     same_rows(p, w)
     return p, w
 

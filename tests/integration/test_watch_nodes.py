@@ -21,11 +21,11 @@ import time
 import pytest
 
 from harness import ON_PG, WS, Daemon, Web, admin, free_port, pg_run
+from nodeset import SECRET, Nodes
 from players import load_players, quit_game
 from test_nodes import listeners_down
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
-SECRET = "peer-secret-1"
 CTRL_E = "\x05"
 
 
@@ -33,26 +33,9 @@ CTRL_E = "\x05"
 def pair_of(bindir, tmp_path):
     """pair_of(a_extra=(), b_extra=()): nodes a and b on one schema, each
     naming the other's peer address (each started with its extra too)."""
-    made = []
-
-    def start(a_extra=(), b_extra=()):
-        pa, pb = free_port(), free_port()
-        peers = {"a": (pa, f"b=127.0.0.1:{pb}", list(a_extra)),
-                 "b": (pb, f"a=127.0.0.1:{pa}", list(b_extra))}
-        for name in ("a", "b"):
-            port, other, more = peers[name]
-            d = Daemon(bindir, tmp_path / name, http=True,
-                       extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
-                              "--peer-secret", SECRET, *more])
-            if made:
-                d.db_url = made[0].db_url
-                d.argv[d.argv.index("--db") + 1] = made[0].db_url
-            made.append(d.start())
-        return made
-    yield start
-    for d in made:
-        if d.alive():
-            d.stop_clean()
+    with Nodes(bindir, tmp_path) as nodes:
+        yield lambda a_extra=(), b_extra=(): nodes.peers(
+            ("a", "b"), more={"a": a_extra, "b": b_extra}, http=True)
 
 
 @pytest.fixture
