@@ -32,6 +32,38 @@ def make_snippet(user, client, sock):
     return text
 
 
+def start_sshd(top, config):
+    """sshd on 127.0.0.1 with a new host key in top, config after its own
+    lines (checked by sshd -t first), its log in top/sshd.log: (the
+    process, its port) once it takes connections, or it stopped and the
+    log said."""
+    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation dir
+    hostkey = top / "ssh_host_ed25519_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey)], check=True)
+    port = free_port()
+    conf = top / "sshd_config"
+    # UsePAM yes as in Debian's sshd_config: the empty password passes
+    # through pam_unix (nullok) exactly as on a real server.
+    conf.write_text(f"Port {port}\nListenAddress 127.0.0.1\nHostKey {hostkey}\n"
+                    f"PidFile {top}/sshd.pid\nUsePAM yes\n" + config)
+    check = subprocess.run([sbin("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    with open(top / "sshd.log", "wb") as sshlog:
+        sshd = subprocess.Popen([sbin("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
+                                stderr=sshlog)
+    end = time.time() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return sshd, port
+        except OSError:
+            if time.time() >= end or sshd.poll() is not None:
+                sshd.terminate()
+                sshd.wait(10)
+                raise AssertionError((top / "sshd.log").read_text())
+            time.sleep(0.05)
+
+
 @pytest.fixture
 def world(bindir):
     client = program(bindir, "warren")
@@ -50,31 +82,8 @@ def world(bindir):
         daemon.start()
         os.chmod(top / "d", 0o755)
         assert (os.stat(daemon.sock).st_mode & 0o777) == 0o770
-        os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation dir
-        hostkey = top / "ssh_host_ed25519_key"
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey)], check=True)
         (top / "warren.conf").write_text(make_snippet(user, client, daemon.sock))
-        port = free_port()
-        conf = top / "sshd_config"
-        # UsePAM yes as in Debian's sshd_config: the empty password passes
-        # through pam_unix (nullok) exactly as on a real server.
-        conf.write_text(
-            "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\n"
-            "UsePAM yes\nLogLevel VERBOSE\nInclude %s/warren.conf\n" % (port, hostkey, top, top))
-        check = subprocess.run([sbin("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
-        assert check.returncode == 0, check.stderr
-        sshlog = open(top / "sshd.log", "wb")
-        sshd = subprocess.Popen([sbin("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
-                                stderr=sshlog)
-        sshlog.close()
-        end = time.time() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                assert time.time() < end and sshd.poll() is None, (top / "sshd.log").read_text()
-                time.sleep(0.05)
+        sshd, port = start_sshd(top, f"LogLevel VERBOSE\nInclude {top}/warren.conf\n")
         yield {"user": user, "port": port, "daemon": daemon, "top": top, "client": client}
         daemon.stop_clean()
     finally:
@@ -161,29 +170,8 @@ def test_client_environment_never_reaches_the_forced_command(bindir):
         text = make_snippet(user, "/usr/bin/env", "x")
         text = text.replace("ForceCommand /usr/bin/env --ssh --socket x", "ForceCommand /usr/bin/env")
         (top / "warren.conf").write_text(text)
-        os.makedirs("/run/sshd", exist_ok=True)
-        hostkey = top / "ssh_host_ed25519_key"
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey)], check=True)
-        port = free_port()
-        conf = top / "sshd_config"
-        conf.write_text(
-            "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\nUsePAM yes\n"
-            "Include %s/warren.conf\nAcceptEnv *\nPermitUserEnvironment yes\n"
-            % (port, hostkey, top, top))
-        check = subprocess.run([sbin("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
-        assert check.returncode == 0, check.stderr
-        sshlog = open(top / "sshd.log", "wb")
-        sshd = subprocess.Popen([sbin("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
-                                stderr=sshlog)
-        sshlog.close()
-        end = time.time() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                assert time.time() < end and sshd.poll() is None, (top / "sshd.log").read_text()
-                time.sleep(0.05)
+        sshd, port = start_sshd(
+            top, f"Include {top}/warren.conf\nAcceptEnv *\nPermitUserEnvironment yes\n")
         r = subprocess.run(
             ["/usr/bin/ssh", "-F", "/dev/null", "-p", str(port), "-T",
              "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
