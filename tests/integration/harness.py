@@ -896,6 +896,22 @@ class WS:
         self.s.close()
 
 
+def stays_open(*socks, quiet=1.5):
+    """None of websockets socks is sent a close frame for quiet seconds
+    (whatever else comes is read); each closed then."""
+    end = time.time() + quiet
+    for ws in socks:
+        ws.s.settimeout(0.1)
+    while time.time() < end:
+        for ws in socks:
+            try:
+                assert ws.recv()[0] != 8
+            except TimeoutError:
+                pass
+    for ws in socks:
+        ws.close()
+
+
 def play_socket(port, session, w=100, h=30, timeout=10):
     """/ws/play of a logged-in account at w x h, once its game shows its
     status line (a new game gets a random character: any key but a-d)."""

@@ -16,7 +16,7 @@ import time
 import pytest
 
 import harness
-from harness import ON_PG, WS, Web
+from harness import ON_PG, WS, Web, stays_open
 from players import web_session
 from test_nodes import listeners_down
 from test_watch_nodes import pair, pair_of  # noqa: F401
@@ -41,21 +41,6 @@ def told_and_closed(ws, text):
     left = ws.json_until(lambda m: m["t"] == "left", timeout=15)
     assert left["text"] == text
     assert ws.close_code() == 1008
-
-
-def stays_open(*socks, quiet=1.5):
-    """None of socks is sent a close frame for quiet seconds."""
-    end = time.time() + quiet
-    for ws in socks:
-        ws.s.settimeout(0.1)
-    while time.time() < end:
-        for ws in socks:
-            try:
-                assert ws.recv()[0] != 8
-            except TimeoutError:
-                pass
-    for ws in socks:
-        ws.close()
 
 
 def test_a_logout_at_one_node_closes_that_login_at_the_other(pair):
