@@ -14,7 +14,7 @@ import zlib
 
 import pytest
 
-from harness import CTRL_X, PW, hook
+from harness import CTRL_X, hook
 
 # game/snapshot.c's blob header: "WRNS", u16 format version, u16 flags,
 # u64 content id, u32 raw length, u32 CRC-32 of every byte but the CRC's own.

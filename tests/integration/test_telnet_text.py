@@ -7,7 +7,6 @@ game, what a watcher's bottom line says (also when the player leaves), and
 an announcement that leaves a hosted game's rows after a few seconds."""
 import json
 import os
-import pathlib
 import re
 import subprocess
 import time
