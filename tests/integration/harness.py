@@ -389,12 +389,15 @@ class Term:
     """A program in a pty of cols x rows, its output fed to a pyte screen of
     the same size; raw keeps every byte it wrote, eof says it ended."""
 
+    READ_ON = 1.0  # wait_for's reading past a match while bytes still come
+
     def __init__(self, argv, cols=80, rows=24, term="xterm-256color", env=None, cwd=None):
         self.cols, self.rows = cols, rows
         self.screen = Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = b""
         self.eof = False
+        self.quiet = True  # the last pump ended with the program quiet, not at its limit
         e = dict(os.environ, TERM=term)
         e.update(env or {})
         self.child = pexpect.spawn(str(argv[0]), [str(a) for a in argv[1:]], env=e,
@@ -402,18 +405,22 @@ class Term:
 
     def pump(self, quiet=0.15, limit=10.0):
         """Reads until the program has said nothing for `quiet` seconds, has
-        ended, or `limit` seconds have passed."""
+        ended, or `limit` seconds have passed; self.quiet says it was not
+        the limit."""
         end = time.time() + limit
+        self.quiet = False
         while not self.eof and time.time() < end:
             try:
                 data = self.child.read_nonblocking(65536, timeout=quiet)
             except pexpect.TIMEOUT:
+                self.quiet = True
                 return
             except pexpect.EOF:
                 self.eof = True
                 return
             self.raw += data
             self.stream.feed(data)
+        self.quiet = self.eof
 
     def text(self):
         return "\n".join(self.screen.display)
@@ -424,13 +431,21 @@ class Term:
 
     def wait_for(self, needle, timeout=15):
         """Waits until the screen shows needle (a string, or a compiled
-        regular expression to search); returns the screen's text."""
+        regular expression to search); returns the screen's text. A match
+        in bytes read up to the pump's limit, still coming, is the start of
+        a screen: the rest is read first, while it comes (up to READ_ON
+        more seconds, for a program that never goes quiet)."""
         end = time.time() + timeout
+        read_on = None
         while True:
             text = self.text()
             if needle.search(text) if hasattr(needle, "search") else needle in text:
-                return text
-            if self.eof or time.time() > end:
+                if self.quiet or self.eof:
+                    return text
+                read_on = read_on or time.time() + self.READ_ON
+                if time.time() > read_on:
+                    return text
+            elif self.eof or time.time() > end:
                 raise AssertionError(f"screen never showed {needle!r} (eof={self.eof}):\n{text}\n"
                                      f"last bytes {self.raw[-300:]!r}")
             self.pump(quiet=0.05, limit=0.2)
