@@ -47,12 +47,18 @@ def send_cost(bindir, *args):
 
 
 def test_send_cost_measures_and_refuses_bad_arguments(bindir):
-    for extra in ([], ["--reader", "0"]):
+    for extra in ([], ["--reader", "0"], ["--senders", "2"], ["--senders", "2", "--reader", "1"]):
         r = send_cost(bindir, "--sockets", "50", "--rounds", "3", "--gap-ms", "0", *extra)
         assert r.returncode == 0, r.stderr
-        m = re.fullmatch(r"BENCH web\.send_cost(\.reader)?\.us (\d+\.\d\d)\n", r.stdout)
-        assert m and bool(m.group(1)) == bool(extra) and float(m.group(2)) > 0, r.stdout
+        tag = r"\.senders2" if "--senders" in extra else ""
+        m = re.fullmatch(rf"BENCH web\.send_cost{tag}(\.reader)?\.us (\d+\.\d\d)\n"
+                         rf"BENCH web\.send_cost{tag}\.fanout\.ms (\d+\.\d\d)\n"
+                         rf"BENCH web\.send_cost{tag}\.fanout\.max\.ms (\d+\.\d\d)\n", r.stdout)
+        assert m and bool(m.group(1)) == ("--reader" in extra), r.stdout
+        us, wall, worst = (float(m.group(i)) for i in (2, 3, 4))
+        assert us > 0 and 0 <= wall <= worst, r.stdout
     for bad in (["--sockets", "0"], ["--sockets", "100000"], ["--rounds", "2"],
-                ["--bytes", "0"], ["--gap-ms", "-1"], ["--nonsense", "1"], ["--sockets"]):
+                ["--bytes", "0"], ["--gap-ms", "-1"], ["--nonsense", "1"], ["--sockets"],
+                ["--senders", "0"], ["--senders", "9"], ["--sockets", "2", "--senders", "3"]):
         r = send_cost(bindir, *bad)
         assert r.returncode == 2 and r.stdout == "" and "usage: send_cost" in r.stderr, (bad, r)
