@@ -19,6 +19,10 @@
  *   web.spectators.TAG.read.p50.ms, .read.p99.ms   ... read by this tool
  *   web.spectators.TAG.spread.p99.ms     the player's frame reaching its
  *                                        socket to a watcher's: the fan-out
+ *   web.spectators.TAG.worst_watcher.p50.ms  the median delay of the watcher
+ *                                        whose median is the longest: one
+ *                                        always served last has the whole
+ *                                        fan-out's length every frame
  *   web.spectators.TAG.player.p99.us     a key to the player's frame, with
  *   web.spectators.TAG.none.player.p99.us  ... and without the watchers
  *   web.spectators.TAG.player_ratio      the two p99s' ratio
@@ -66,6 +70,11 @@
 #include "../tools/wsframe.h"
 
 typedef struct {
+    double *v;
+    size_t n, cap;
+} samples_t;
+
+typedef struct {
     int fd, game;
     bool player, slow;
     unsigned char *buf;
@@ -74,6 +83,7 @@ typedef struct {
     long frames, keyframes;
     double rx_us;     /* when the bytes last read reached the socket (kernel) */
     uint64_t counted; /* the game's key whose delay this watcher gave */
+    samples_t lat;    /* this watcher's delays */
     bool playing, chooser;
 } peer_t;
 
@@ -86,11 +96,6 @@ typedef struct {
     bool out;         /* its frame has not come back */
     double next_us;   /* the next key's time */
 } game_t;
-
-typedef struct {
-    double *v;
-    size_t n, cap;
-} samples_t;
 
 typedef struct {
     int port, ngames, nwatch, one, slow, wake; /* wake: --wake, sleep in epoll_wait */
@@ -226,6 +231,7 @@ static void on_frame(run_t *r, peer_t *p, const unsigned char *d, size_t n)
     if (r->measuring && g->key && p->counted != g->key && !p->slow) {
         p->counted = g->key;
         push(&r->watch_lat, t - g->sent_us);
+        push(&p->lat, t - g->sent_us);
         push(&r->watch_read, read - g->sent_us);
         if (g->player_us > 0)
             push(&r->watch_spread, t - g->player_us);
@@ -511,6 +517,17 @@ static int opt_parse(run_t *r, int argc, char **argv)
     return r->port && r->cookies && r->ngames > 0 && r->nwatch >= 0 && r->interval > 0 ? 0 : -1;
 }
 
+/* The longest of the watchers' own median delays (us). */
+static double worst_watcher(run_t *r)
+{
+    double worst = 0;
+    for (int i = 0; i < r->nwatch; i++) {
+        double m = pct(&r->peers[i].lat, 0.5);
+        worst = m > worst ? m : worst;
+    }
+    return worst;
+}
+
 static void report(run_t *r, double none_p99, double secs)
 {
     long keyframes = 0;
@@ -528,6 +545,7 @@ static void report(run_t *r, double none_p99, double secs)
     bench(r, "read.p50.ms", pct(&r->watch_read, 0.5) / 1e3);
     bench(r, "read.p99.ms", pct(&r->watch_read, 0.99) / 1e3);
     bench(r, "spread.p99.ms", pct(&r->watch_spread, 0.99) / 1e3);
+    bench(r, "worst_watcher.p50.ms", worst_watcher(r) / 1e3);
     bench(r, "player.p99.us", p99);
     bench(r, "none.player.p99.us", none_p99);
     bench(r, "player_ratio", none_p99 > 0 ? p99 / none_p99 : 0);
