@@ -167,6 +167,7 @@ struct frames_views {
     conn_t **wv; /* s->watchers in order, as of wv_gen; NULL: none built */
     int nwv, capwv;
     uint64_t wv_gen;
+    uint32_t phase; /* where the next frame's walk starts, as a fraction of 2^32 */
 };
 
 static void group_fini(view_group_t *g)
@@ -479,11 +480,24 @@ static conn_t **watchers_of(session_t *s, int *n)
     return vs->wv;
 }
 
-/* Sends the change from before to grid to every viewer, the player first.
- * A failed write closes its conn at once, and that may detach any number
- * of watchers (a mass disconnect): the walk goes over the array as it was
- * when it began (out of the session's keeping meanwhile), each conn held
- * by a ref, and skips those no longer watching. */
+/* Where a frame's walk of n watchers starts: the last of a big crowd gets
+ * its copy a whole fan-out after the first (30 ms and more for 5,000), so
+ * no watcher is kept last. A golden-ratio step a frame (a Weyl sequence)
+ * spreads any run of frames' starts over the crowd, so each watcher's
+ * place is near the middle on the whole, where a step of one would keep
+ * those near the end there for many frames. */
+static int walk_start(struct frames_views *vs, int n)
+{
+    vs->phase += 0x9E3779B9u; /* 2^32 / the golden ratio */
+    return (int)(((uint64_t)vs->phase * (uint64_t)n) >> 32);
+}
+
+/* Sends the change from before to grid to every viewer, the player first,
+ * then the watchers from walk_start() round. A failed write closes its
+ * conn at once, and that may detach any number of watchers (a mass
+ * disconnect): the walk goes over the array as it was when it began (out
+ * of the session's keeping meanwhile), each conn held by a ref, and skips
+ * those no longer watching. */
 static void frames_send(session_t *s)
 {
     fanout_t f = {.encoded = 0};
@@ -500,7 +514,9 @@ static void frames_send(session_t *s)
     vs->capwv = 0;
     for (int i = 0; i < n; i++)
         conn_ref(w[i]);
-    for (int i = 0; i < n; i++) {
+    int first = walk_start(vs, n);
+    for (int k = 0; k < n; k++) {
+        int i = first + k < n ? first + k : first + k - n;
         if (w[i]->sess == s && w[i] != s->player)
             frame_send(s, w[i], &f);
     }
