@@ -511,10 +511,16 @@ typedef struct {
     size_t notelen, errlen;
 } collect_t;
 
+/* name is the hosted program's: its control bytes (a newline would start
+ * a line of warrend's log of the program's own) are said as '?'. */
 static int skip(collect_t *c, const char *name, const char *why)
 {
-    if (c->skipped++ == 0)
-        snprintf(c->note, c->notelen, "%.80s: %s: not copied", name, why);
+    if (c->skipped++ != 0)
+        return 0;
+    snprintf(c->note, c->notelen, "%.80s: %s: not copied", name, why);
+    for (char *s = c->note; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7F)
+            *s = '?';
     return 0;
 }
 

@@ -70,12 +70,13 @@ static bool text_ok(const spawnmsg_t *m)
 {
     if (m->len > SPAWNMSG_TEXT_MAX || (m->len && !m->text) || memchr(m->text, 0, m->len))
         return false;
-    if (m->type != SPAWNMSG_FAILED && m->type != SPAWNMSG_STOPPED && m->type != SPAWNMSG_NOTE)
+    if (m->type != SPAWNMSG_FAILED && m->type != SPAWNMSG_STOPPED && m->type != SPAWNMSG_NOTE &&
+        m->type != SPAWNMSG_FILES)
         return true;
     for (size_t i = 0; i < m->len; i++)
         if ((unsigned char)m->text[i] < 0x20 || m->text[i] == 0x7F)
             return false;
-    return m->len > 0;
+    return m->len > 0 || m->type == SPAWNMSG_FILES; /* FILES: "" when all was copied */
 }
 
 /* The string field f of m, its room (NUL included), and its charset. */

@@ -33,7 +33,8 @@
  * 1..CMDLINE_NAME_MAX of [A-Za-z0-9_-]; w in VTGRID_MIN_W..
  * SCREEN_MAX_W and h in 1..SCREEN_MAX_H; a pid 1..INT32_MAX; a text at most
  * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED or STOPPED reason and a
- * NOTE also without control characters, never empty); a deadline any value (CLOCK_MONOTONIC ms: a save
+ * NOTE also without control characters, never empty; a FILES note without
+ * them too: it names a file of the player's, and goes to warrend's log); a deadline any value (CLOCK_MONOTONIC ms: a save
  * the spawner comes to later is refused, warrend gave up on it); nothing
  * may trail the last field.
  *

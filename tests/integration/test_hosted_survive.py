@@ -193,6 +193,25 @@ def test_links_and_files_over_copy_max_are_never_copied(pair, clients, tmp_path)
         (b.dir / "games" / "saver").iterdir()), "nothing started"
 
 
+def test_a_name_not_copied_starts_no_line_of_the_log(pair, clients):
+    """A file name is the hosted program's: one with a newline, said as not
+    copied, writes no line of its own into warrend's log."""
+    a, _ = pair
+    name = unique_name("hn")
+    p = play(clients, a, name, register=True)
+    p.wait_for("nothing saved")
+    forged = "2026-01-01T00:00:00.000Z ERROR forged by the game"
+    (player_dir(a) / f"x\n{forged}\x1b[2J").write_bytes(b"x")
+    p.send("x")
+    p.wait_for("state: [x]")
+    copied(a, name, "save/state", b"x")
+    a.wait_log(rf"hosted files of user={name} game=saver: x\?{re.escape(forged)}\?\[2J: "
+               "a name not allowed: not copied")
+    assert not re.search(r"(?m)^2026-01-01T", a.log()), "a line of the game's own"
+    assert "\x1b" not in a.log()
+    p.send("q")
+
+
 def test_nethack_goes_on_at_another_node(bindir, tmp_path, clients):
     """Debian's NetHack, each player's own playground: a game played and
     saved on a (S) is copied once NetHack ended; a dies with its disk; on

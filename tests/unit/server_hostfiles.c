@@ -224,6 +224,29 @@ START_TEST(files_over_the_cap_are_refused_whole)
 }
 END_TEST
 
+START_TEST(a_name_not_copied_is_said_without_its_control_bytes)
+{
+    char a[64], note[160];
+    int fa = made_dir(a);
+    put(fa, "x\n2026-01-01T00:00:00.000Z ERROR forged\x1b[2J", "x");
+    hostfiles_buf_t b;
+    int skipped;
+    ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_int_eq(skipped, 1);
+    ck_assert_str_eq(note, "x?2026-01-01T00:00:00.000Z ERROR forged?[2J: a name not allowed: "
+                           "not copied");
+    /* the note goes to warrend as it is */
+    spawnmsg_t m = {.type = SPAWNMSG_FILES, .seq = 1, .text = note, .len = strlen(note)};
+    uint8_t buf[SPAWNMSG_MAX];
+    ck_assert_uint_gt(spawnmsg_build(&m, buf, sizeof buf), 0);
+    hostfiles_buf_free(&b);
+    close(fa);
+    gone(a);
+}
+END_TEST
+
 START_TEST(a_bad_bundle_touches_nothing)
 {
     char a[64], buf[64];
@@ -275,6 +298,18 @@ START_TEST(files_messages_carry_a_descriptor_where_they_must)
     spawnmsg_t bad = {.type = SPAWNMSG_FILES_READ, .game = "nethack", .dir = "../x"};
     uint8_t buf[SPAWNMSG_MAX];
     ck_assert_uint_eq(spawnmsg_build(&bad, buf, sizeof buf), 0);
+    /* a FILES note names a player's file and goes to warrend's log: no
+     * control byte (a newline would start a line of the program's own);
+     * empty when everything was copied */
+    uint8_t raw[SPAWNMSG_MAX];
+    spawnmsg_t nl = {.type = SPAWNMSG_FILES, .seq = 4, .text = "a\nERROR forged", .len = 14};
+    ck_assert_uint_eq(spawnmsg_build(&nl, raw, sizeof raw), 0);
+    spawnmsg_t esc = {.type = SPAWNMSG_FILES, .seq = 4, .text = "a\x1b[2J", .len = 5};
+    ck_assert_uint_eq(spawnmsg_build(&esc, raw, sizeof raw), 0);
+    spawnmsg_t none = {.type = SPAWNMSG_FILES, .seq = 4, .text = "", .len = 0};
+    ck_assert_int_eq(over_pair(&none, mfd, &got, &fd), 1);
+    ck_assert(got.len == 0 && fd >= 0);
+    close(fd);
     close(mfd);
 }
 END_TEST
@@ -289,6 +324,7 @@ Suite *suite_server_hostfiles(void)
     tcase_add_test(t, bad_bundles_are_refused_with_a_reason);
     tcase_add_test(t, files_copy_out_and_in_without_links);
     tcase_add_test(t, files_over_the_cap_are_refused_whole);
+    tcase_add_test(t, a_name_not_copied_is_said_without_its_control_bytes);
     tcase_add_test(t, a_bad_bundle_touches_nothing);
     tcase_add_test(t, files_messages_carry_a_descriptor_where_they_must);
     suite_add_tcase(s, t);
