@@ -3,8 +3,10 @@
  * sends, so whatever the bytes, a message parses or is refused with a
  * reason; one that parses has every field in its rules (ids, names and
  * directories of their characters and NUL-terminated, sizes and pids in
- * range, a text within the buffer without NUL) and builds back to the very
- * same bytes. */
+ * range, a text within the buffer without NUL, and without control bytes
+ * where it goes to a log or a screen) and builds back to the very same
+ * bytes. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ((const uint8_t *)m.text < data || (const uint8_t *)m.text + m.len > data + size ||
          m.len > SPAWNMSG_TEXT_MAX || memchr(m.text, 0, m.len)))
         abort();
+    /* texts that go to warrend's log or a player's screen: no control byte */
+    bool printable = m.type == SPAWNMSG_FAILED || m.type == SPAWNMSG_STOPPED ||
+                     m.type == SPAWNMSG_NOTE || m.type == SPAWNMSG_FILES;
+    for (size_t i = 0; printable && i < m.len; i++)
+        if ((unsigned char)m.text[i] < 0x20 || m.text[i] == 0x7F)
+            abort();
     if (m.type == SPAWNMSG_SPAWN && (m.w < 2 || m.h < 1 || !m.game[0] || !m.dir[0]))
         abort();
     if ((m.type == SPAWNMSG_HANGUP || m.type == SPAWNMSG_KILL) && m.pid < 1)
