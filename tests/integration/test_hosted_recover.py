@@ -136,6 +136,24 @@ def test_a_game_cut_off_is_recovered_at_the_next_start(recovering, clients):
     assert f"{name.capitalize()} the Digger" in q.text(), q.text()  # the same character
 
 
+def cut_off_and_chosen_again(t, prefix):
+    """A new player on t starts NetHack, which is SIGKILLed (its lock file
+    left); the player chooses it again and it starts. Returns the name."""
+    name = unique_name(prefix)
+    t.register(name)
+    t.wait_for("Your choice")
+    t.send("1")
+    answer_until(t, "Dlvl:1")
+    for p in nethack_pids(name):
+        os.kill(p, signal.SIGKILL)
+    t.wait_for("Press any key")
+    t.send(" ")
+    t.wait_for("Your choice")
+    t.send("1")
+    t.wait_for("Dlvl:1", timeout=15)
+    return name
+
+
 def test_a_recover_that_hangs_is_killed_and_the_game_starts(bindir, tmp_path, clients):
     """A lock file left (NetHack killed) and a recover that never ends: it
     is killed in time (within start-timeout) and NetHack starts all the
@@ -143,19 +161,8 @@ def test_a_recover_that_hangs_is_killed_and_the_game_starts(bindir, tmp_path, cl
     # tail -f on the lock file: never ends
     d = start_recovering(bindir, tmp_path, "/usr/bin/tail ---disable-inotify -f")
     try:
-        t = clients(d.port)
-        name = unique_name("nh")
-        t.register(name)
-        t.wait_for("Your choice")
-        t.send("1")
-        answer_until(t, "Dlvl:1")
-        for p in nethack_pids(name):
-            os.kill(p, signal.SIGKILL)
-        t.wait_for("Press any key")
-        t.send(" ")
-        t.wait_for("Your choice")
-        t.send("1")
-        t.wait_for("Dlvl:1", timeout=15)  # recover killed after 3 s: NetHack starts all the same
+        name = cut_off_and_chosen_again(clients(d.port), "nh")
+        # recover killed after 3 s: NetHack starts all the same
         assert not procs(b"---disable-inotify"), "recover killed"
         d.wait_log(rf"hosted recover failed game=nethack player={name} status=9: recover on "
                    r"\S+\.0 ran past 3000 ms: killed: the game starts all the same")
@@ -170,19 +177,7 @@ def test_a_recover_that_fails_is_logged_and_the_game_starts(bindir, tmp_path, cl
     NetHack starts all the same."""
     d = start_recovering(bindir, tmp_path, "/usr/bin/false")
     try:
-        t = clients(d.port)
-        name = unique_name("nf")
-        t.register(name)
-        t.wait_for("Your choice")
-        t.send("1")
-        answer_until(t, "Dlvl:1")
-        for p in nethack_pids(name):
-            os.kill(p, signal.SIGKILL)
-        t.wait_for("Press any key")
-        t.send(" ")
-        t.wait_for("Your choice")
-        t.send("1")
-        t.wait_for("Dlvl:1", timeout=15)
+        name = cut_off_and_chosen_again(clients(d.port), "nf")
         d.wait_log(rf"hosted recover failed game=nethack player={name} status=256: recover on "
                    r"\S+\.0 exited with status 1: the game starts all the same")
     finally:
