@@ -118,7 +118,8 @@ static void log_change(session_t *s, bool live)
         return;
     }
     sess_change_t *ch = &k->changes[k->nchanges++];
-    *ch = (sess_change_t){.game_id = s->game_id, .user_id = s->user_id, .live = live};
+    *ch = (sess_change_t){
+        .game_id = s->game_id, .user_id = s->user_id, .stamp = shard_stamp(k), .live = live};
     memcpy(ch->user, s->user, sizeof ch->user);
 }
 

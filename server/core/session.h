@@ -92,9 +92,11 @@ struct session {
  * (live) or ended or went (!live). server_t.changes holds them, oldest
  * first, until the watch list reads them (session_changes_clear); past
  * SESS_CHANGES_MAX the log is dropped and marked lost (changes_lost), and
- * its reader rebuilds from the sessions instead. */
+ * its reader rebuilds from the sessions instead. The stamp (shard_stamp)
+ * orders the changes of all loops as they happened. */
 typedef struct sess_change {
     int64_t game_id, user_id;
+    uint64_t stamp;
     char user[32];
     bool live;
 } sess_change_t;

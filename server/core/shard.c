@@ -139,7 +139,8 @@ typedef struct {
 } shard_rt_t;
 
 struct shards {
-    atomic_int paused; /* games paused for storage, all loops */
+    atomic_int paused;           /* games paused for storage, all loops */
+    atomic_uint_least64_t stamp; /* shard_stamp's last */
     int n;
     server_t *srv[LOOPS_MAX];
     int running; /* loops other than home not stopped yet (home's thread) */
@@ -155,6 +156,11 @@ void shard_paused_add(server_t *any, int d)
 int shard_paused_all(const server_t *any)
 {
     return any->shards ? atomic_load(&any->shards->paused) : any->storage.npaused;
+}
+
+uint64_t shard_stamp(server_t *any)
+{
+    return any->shards ? atomic_fetch_add(&any->shards->stamp, 1) + 1 : 0;
 }
 
 int shard_count(const server_t *any)

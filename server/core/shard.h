@@ -49,6 +49,11 @@ void shards_shutdown(server_t *home, void (*done)(server_t *home));
 /* After home's loop ran down: joins the threads, frees the loops. */
 void shards_free(server_t *home);
 
+/* The next of one count shared by every loop (any thread): of two
+ * stamps, the smaller was taken first, whichever loops took them. 0 with
+ * one loop (its own order is the only one). */
+uint64_t shard_stamp(server_t *any);
+
 int shard_count(const server_t *any);
 server_t *shard_at(const server_t *any, int i); /* 0: home */
 /* The loop whose sessions hold this account's Warren game. */

@@ -157,24 +157,47 @@ static bool wl_rebuild(server_t *home, wlcache_t *w)
     return ok;
 }
 
-/* Loop k's change log (k parked) applied to the rows; false when it was
- * lost (too long unread) and the rows must be rebuilt. */
-static bool wl_apply(wlcache_t *w, server_t *k)
+/* One change applied to the rows: whether there was memory for it. */
+static bool wl_apply(wlcache_t *w, server_t *k, const sess_change_t *ch)
 {
-    if (k->changes_lost)
-        return false;
-    bool ok = true;
-    for (int i = 0; i < k->nchanges && ok; i++) {
-        const sess_change_t *ch = &k->changes[i];
-        wl_row_t *r = row_find(w, k, ch->game_id, ch->user_id);
-        if (ch->live && !r)
-            ok = row_add(w, k, ch->game_id, ch->user_id, ch->user, true);
-        else if (!ch->live && r)
-            row_del(w, r);
+    wl_row_t *r = row_find(w, k, ch->game_id, ch->user_id);
+    if (ch->live && !r)
+        return row_add(w, k, ch->game_id, ch->user_id, ch->user, true);
+    if (!ch->live && r)
+        row_del(w, r);
+    return true;
+}
+
+/* Every loop's change log (all parked) applied to the rows in the order
+ * the changes happened, whichever loop each is on: games that came since
+ * the last sync come in the order they started (a viewer's page puts
+ * them below the others in that order). False when a log was lost (too
+ * long unread) and the rows must be rebuilt. */
+static bool wl_apply_all(server_t *home, wlcache_t *w)
+{
+    int nk = shard_count(home), at[LOOPS_MAX] = {0};
+    bool ok = true, any = false;
+    for (int i = 0; i < nk; i++)
+        ok = ok && !shard_at(home, i)->changes_lost;
+    while (ok) {
+        int next = -1;
+        for (int i = 0; i < nk; i++) {
+            const server_t *k = shard_at(home, i);
+            if (at[i] < k->nchanges &&
+                (next < 0 ||
+                 k->changes[at[i]].stamp < shard_at(home, next)->changes[at[next]].stamp))
+                next = i;
+        }
+        if (next < 0)
+            break;
+        server_t *k = shard_at(home, next);
+        ok = wl_apply(w, k, &k->changes[at[next]++]);
+        any = true;
     }
-    if (k->nchanges)
+    if (any)
         w->version++;
-    session_changes_clear(k);
+    for (int i = 0; i < nk; i++)
+        session_changes_clear(shard_at(home, i));
     return ok;
 }
 
@@ -202,29 +225,24 @@ static void wl_check(server_t *home, wlcache_t *w)
     wl_rebuild(home, w);
 }
 
-/* Home's changes always (it is not parked for them), the other loops'
- * once a tick or when forced. */
+/* The loops' changes once a tick, when forced, or when home's own came
+ * (home is not parked for them): then the other loops' too, all parked
+ * at once, so that a game that came on another loop before one on home
+ * is not placed after it. */
 static bool wl_sync(server_t *home, wlcache_t *w, bool force)
 {
     if (!w->valid)
         return wl_rebuild(home, w);
-    bool all = force || w->synced_tick != home->ticks + 1;
-    bool ok = true;
-    for (int i = 0; i < shard_count(home) && ok; i++) {
-        server_t *k = shard_at(home, i);
-        if (k != home && !all)
-            continue;
-        shard_lock(k);
-        ok = wl_apply(w, k);
-        shard_unlock(k);
-    }
+    if (!force && w->synced_tick == home->ticks + 1 && !home->nchanges && !home->changes_lost)
+        return true;
+    shards_lock_all(home);
+    bool ok = wl_apply_all(home, w);
+    shards_unlock_all(home);
     if (!ok)
         return wl_rebuild(home, w);
-    if (all) {
-        w->synced_tick = home->ticks + 1;
-        if (home->cfg.test_lists)
-            wl_check(home, w);
-    }
+    w->synced_tick = home->ticks + 1;
+    if (home->cfg.test_lists)
+        wl_check(home, w);
     return true;
 }
 

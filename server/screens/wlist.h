@@ -66,8 +66,9 @@ void wlist_free(server_t *home);
  * WL_GONE_KEEP_MS (a key typed for it may still be on its way); after
  * that a new game may take it, and the last letters are freed. A new game
  * takes a free letter below the others, so no letter ever moves to
- * another game. The page is laid anew
- * in its order when the viewer opens the list, turns a page or sorts. */
+ * another game; new games take theirs in the order they started, whichever
+ * loops they are on (the changes' stamps: wl_apply_all). The page is laid
+ * anew in its order when the viewer opens the list, turns a page or sorts. */
 #define WL_VIEW_ROWS    15
 #define WL_GONE_KEEP_MS 10000
 

@@ -19,6 +19,7 @@ import pytest
 from harness import PW, WS, hook, new_game, play_socket
 from players import quit_game, watch
 from test_admin import admin_path
+from test_viewers import wait_list
 from test_web_daemon import register
 
 pytestmark = pytest.mark.daemon(http=True, extra=["--loops", "2"])
@@ -197,6 +198,27 @@ def test_lobby_counts_the_games_of_both_loops(daemon, clients):
     quit_game(a)
     d.wait_log(r"game end user=cal")
     assert lobby_games(ws, []) == []
+
+
+@pytest.mark.daemon(extra=["--loops", "2", "--test-lists"])
+def test_watch_list_places_new_games_in_the_order_they_started(daemon, clients):
+    """Games that start on both loops within a second, while a visitor
+    has the watch list open, take their letters below the others in the
+    order they started, as on one loop: not loop 0's first, then loop
+    1's (the list reads every loop's changes once a tick)."""
+    d = daemon
+    w = clients(d.port).connected()
+    w.send("w")
+    w.wait_for("Nobody is playing right now.")
+    names = ["otto", "nell", "mave", "lars", "kite", "jude"]  # by name: the other way round
+    ts = [clients(d.port).connected() for _ in names]
+    for t, n in zip(ts, names):  # accounts 1 to 6: loops 1, 0, 1, 0, 1, 0
+        t.register(n, PW)
+    for t, n in zip(ts, names):  # one after another, quickly
+        t.send("p")
+        d.wait_log(rf"game start user={n} game=")
+    wait_list(d, w, names)
+    assert [handed(d, n, 1) for n in names] == [1, 0, 1, 0, 1, 0]  # on both loops
 
 
 def test_browser_watches_and_chats_with_a_game_on_another_loop(daemon, clients):
