@@ -61,6 +61,7 @@ static const gamekey_t KEYS[] = {
     {"disk", K_LIMIT, F(disk_bytes), 0, 1 << 20, MB},
     {"disk-files", K_LIMIT, F(disk_files), 0, GAMECFG_DISK_FILES_MAX, 1},
     {"copy-max", K_LIMIT, F(copy_bytes), 0, GAMECFG_COPY_MB_MAX, MB},
+    {"copy-rate", K_LIMIT, F(copy_rate), 0, GAMECFG_COPY_KBS_MAX, 1024},
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
     {"start-timeout", K_INT, F(start_seconds), 1, GAMECFG_START_MAX, 1},
@@ -73,6 +74,7 @@ static const gamekey_t KEYS[] = {
 #undef F
 #undef LIM
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
+_Static_assert(NKEYS <= 32, "a bit of parser_t's seen a key");
 
 /* The host's environment; an env line of the same name replaces one. */
 static const char *const BASE_ENV[] = {"TERM", "HOME", "PATH"};
@@ -525,6 +527,7 @@ static int section_start(parser_t *ps, char *s, int lineno)
     ps->cur->disk_bytes = (uint64_t)GAMECFG_DISK_MB * MB; /* absent: the caps are on */
     ps->cur->disk_files = GAMECFG_DISK_FILES;
     ps->cur->copy_bytes = (uint64_t)GAMECFG_COPY_MB * MB;
+    ps->cur->copy_rate = (uint64_t)GAMECFG_COPY_KBS * 1024;
     ps->seen = 0;
     return 0;
 }

@@ -71,6 +71,11 @@
  *               database (PostgreSQL), so another node can restore the
  *               game; over it nothing is copied and the player is told.
  *               Absent: GAMECFG_COPY_MB; 0: never copied
+ *   copy-rate   KB a second of those copies a player's game may write to
+ *               the database: after a copy of B bytes the game's next
+ *               waits max(2 s, B / copy-rate) (hostcopy.h); the copy at
+ *               its end is never held back. Absent: GAMECFG_COPY_KBS;
+ *               0: no budget (a copy every 2 s at most)
  *   idle        seconds without input before the game is hung up (0: never;
  *               absent: -1, the daemon's game-idle)
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
@@ -130,6 +135,8 @@
 #define GAMECFG_DISK_FILES_MAX 50000 /* disk-files at most: half the walk's ceiling */
 #define GAMECFG_COPY_MB        8     /* default copy-max: MB of a player's files copied */
 #define GAMECFG_COPY_MB_MAX    64    /* copy-max at most */
+#define GAMECFG_COPY_KBS       64    /* default copy-rate: KB a second a game's copies write */
+#define GAMECFG_COPY_KBS_MAX   65536 /* copy-rate at most (64 MB a second) */
 #define GAMECFG_DISK_MB        64    /* default disk: MB in a player's directory */
 #define GAMECFG_DISK_FILES     2000  /* default disk-files: entries in it */
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
@@ -184,6 +191,7 @@ typedef struct {
     uint64_t disk_bytes; /* disk: bytes in the player's directory; 0: no cap */
     uint64_t disk_files; /* disk-files: entries in it; 0: no cap */
     uint64_t copy_bytes; /* copy-max: the player's files copied to a shared database; 0: none */
+    uint64_t copy_rate;  /* copy-rate: bytes a second those copies write; 0: no budget */
     int idle_seconds;    /* -1: not given */
     int hangup_seconds;
     int start_seconds;         /* start-timeout */

@@ -204,6 +204,21 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ndisk-files = 50001\n", err), -1);
     ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 50000, got \"50001\"");
     gamecfg_list_free(&o);
+    /* copy-rate: KB a second, 64 by default, 0 no budget */
+    ck_assert_msg(parse(&o,
+                        "[game d]\ncommand = /bin/x\n[game e]\ncommand = /bin/x\n"
+                        "copy-rate = 0\n[game f]\ncommand = /bin/x\ncopy-rate = 65536\n",
+                        err) == 0,
+                  "%s", err);
+    ck_assert(o.games[0].copy_rate == 64u << 10 && o.games[1].copy_rate == 0 &&
+              o.games[2].copy_rate == 64ull << 20);
+    gamecfg_list_free(&o);
+    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ncopy-rate = 65537\n", err), -1);
+    ck_assert_str_eq(err, "line 3: copy-rate: expected a number from 0 to 65536, got \"65537\"");
+    gamecfg_list_free(&o);
+    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ncopy-rate = -1\n", err), -1);
+    ck_assert_str_eq(err, "line 3: copy-rate: expected a number from 0 to 65536, got \"-1\"");
+    gamecfg_list_free(&o);
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
     ck_assert_str_eq(err, "line 1: [game crawl] given twice");
