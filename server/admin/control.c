@@ -410,9 +410,11 @@ static void health_node(ctl_t *c)
                (unsigned long long)ns.heard, (unsigned long long)ns.reads,
                (unsigned long long)ns.events);
     buf_printf(&c->out,
-               "hosted copies: %llu reads asked, %llu unchanged (nothing read), %llu stored\n",
+               "hosted copies: %llu reads asked, %llu unchanged (nothing read), %llu stored, "
+               "%llu held back by copy-rate\n",
                (unsigned long long)s->hostcopies.asked, (unsigned long long)s->hostcopies.same,
-               (unsigned long long)s->hostcopies.stored);
+               (unsigned long long)s->hostcopies.stored,
+               (unsigned long long)s->hostcopies.throttled);
 }
 
 /* Where the home loop's journal appends of the last HEALTH_TIMES_MS spent

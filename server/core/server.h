@@ -65,9 +65,10 @@ struct server {
     /* live hosted games in all and per address (hosted/hostcap.c) */
     struct budget *hosted_cap;
     /* home: running hosted games' copies (hostcopy.c): reads of a
-     * player's files asked, answered unchanged (nothing read), stored */
+     * player's files asked, answered unchanged (nothing read), stored,
+     * held back by a game's copy-rate */
     struct {
-        uint64_t asked, same, stored;
+        uint64_t asked, same, stored, throttled;
     } hostcopies;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;

@@ -259,7 +259,9 @@ struct hostcopy {
     bool ending;    /* its last copy: freed after it */
     bool over;      /* the last read was over copy-max */
     bool told_skip; /* files not copied were logged */
+    bool told_rate; /* a copy held back by copy-rate was logged */
     uint64_t last;  /* when the last read began (ms) */
+    uint64_t wait;  /* ms from then to the next: the last stored copy's budget */
     uint64_t sum;   /* the last stored bundle's checksum (0: none) */
 };
 
@@ -280,13 +282,34 @@ static void on_timer(uv_timer_t *t)
     copy_now(t->data);
 }
 
-/* The next read: now when due, else when it is. */
+/* The next read: now when due, else when it is. One later than
+ * HOSTCOPY_EVERY_MS would have it (copy-rate's budget) is counted, and
+ * said once a game. */
 static void schedule(hostcopy_t *hc)
 {
-    uint64_t now = now_ms(hc->srv), due = hc->last + HOSTCOPY_EVERY_MS;
+    uint64_t now = now_ms(hc->srv), due = hc->last + hc->wait;
     if (hc->busy || uv_is_active((uv_handle_t *)&hc->timer))
         return;
+    if (!hc->ending && due > now && hc->wait > HOSTCOPY_EVERY_MS &&
+        hc->last + HOSTCOPY_EVERY_MS < due) {
+        hc->srv->hostcopies.throttled++;
+        if (!hc->told_rate) {
+            hc->told_rate = true;
+            log_warn("hosted copies of user=%s game=%s held back by copy-rate (%llu KB/s): "
+                     "the next in %llu s",
+                     hc->player, hc->g->id, (unsigned long long)(hc->g->copy_rate >> 10),
+                     (unsigned long long)((due - now + 999) / 1000));
+        }
+    }
     uv_timer_start(&hc->timer, on_timer, hc->ending || due <= now ? 0 : due - now, 0);
+}
+
+/* A copy of len bytes stored: the next waits max(HOSTCOPY_EVERY_MS,
+ * len / copy-rate). */
+static void budget(hostcopy_t *hc, size_t len)
+{
+    uint64_t rate = hc->g->copy_rate, ms = rate ? (uint64_t)len * 1000 / rate : 0;
+    hc->wait = ms > HOSTCOPY_EVERY_MS ? ms : HOSTCOPY_EVERY_MS;
 }
 
 /* A copy's store, said in the log when it did not happen. */
@@ -359,6 +382,7 @@ static void store(hostcopy_t *hc, const void *p, size_t len)
     if (rows && got >= 0) {
         hc->srv->hostcopies.stored++;
         put(hc, rows, k, (int64_t)len);
+        budget(hc, len);
         hc->sum = sum;
     }
     free(rows);
@@ -437,7 +461,7 @@ hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const 
     hostcopy_t *hc = calloc(1, sizeof *hc);
     if (!hc)
         return NULL;
-    *hc = (hostcopy_t){.srv = srv, .user = user, .g = g};
+    *hc = (hostcopy_t){.srv = srv, .user = user, .g = g, .wait = HOSTCOPY_EVERY_MS};
     snprintf(hc->player, sizeof hc->player, "%s", player);
     snprintf(hc->dir, sizeof hc->dir, "%s", dir);
     uv_timer_init(srv->loop, &hc->timer);

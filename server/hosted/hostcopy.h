@@ -11,8 +11,14 @@
  * once more when it ended (NetHack saved); the spawner answers a read of
  * a directory in which nothing changed since the last read at once,
  * reading nothing (SPAWNER_FILES_SAME). A copy the same as the last
- * stored is not written again. Files over the section's copy-max are not
- * copied: logged, the set marked, the player told at the game's end.
+ * stored is not written again. Each game's copies keep to the section's
+ * copy-rate: after a copy of B bytes stored, the next read waits
+ * max(HOSTCOPY_EVERY_MS, B / copy-rate), so a program that rewrites big
+ * files all the time writes no more than that to the database (each read
+ * held back counted, server.h's hostcopies, and logged once a game); the
+ * copy at its end is never held back. Files over the section's copy-max
+ * are not copied: logged, the set marked, the player told at the game's
+ * end.
  *
  * Before a new run of a game starts on a node, the player's set is read:
  * when another node holds it (wrote it last), its files are written into
@@ -54,7 +60,8 @@ typedef struct hostcopy hostcopy_t;
  * copy-max 0, out of memory). */
 hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const gamecfg_t *g,
                          const char *dir);
-/* The program wrote to its terminal: a copy within HOSTCOPY_EVERY_MS. */
+/* The program wrote to its terminal: a copy within HOSTCOPY_EVERY_MS,
+ * or later when copy-rate holds it back. */
 void hostcopy_changed(hostcopy_t *hc);
 /* Whether the player's files were over copy-max at the last copy. */
 bool hostcopy_over(const hostcopy_t *hc);

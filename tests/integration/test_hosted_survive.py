@@ -35,12 +35,12 @@ def pair(bindir, tmp_path):
         yield start_pair(nodes, tmp_path)
 
 
-def start_pair(nodes, tmp_path, more=(), mode="saver", more_b=()):
+def start_pair(nodes, tmp_path, more=(), mode="saver", more_b=(), section=""):
     open_to_games(tmp_path)
     toy = toy_copy(nodes.bindir, tmp_path)
     conf = tmp_path / "warren.conf"
     conf.write_text(f"[game saver]\nname = Saver\ncommand = {toy} {mode}\nhangup-timeout = 1\n"
-                    "copy-max = 1\n")
+                    f"copy-max = 1\n{section}")
     return two_nodes(nodes, conf, more, more_b)
 
 
@@ -269,14 +269,14 @@ def test_a_node_that_no_longer_holds_the_files_stores_none(pair, clients):
     p.send("q")
 
 
-def copy_counts(bindir, d):
+def copy_counts(bindir, d, throttled=False):
     """warren-admin health's hosted copies at d: (reads asked, answered
-    unchanged, stored)."""
+    unchanged, stored), and held back by copy-rate when throttled."""
     out = admin(bindir, d, "health")
     m = re.search(r"hosted copies: (\d+) reads asked, (\d+) unchanged \(nothing read\), "
-                  r"(\d+) stored", out)
+                  r"(\d+) stored, (\d+) held back by copy-rate", out)
     assert m, out
-    return tuple(int(x) for x in m.groups())
+    return tuple(int(x) for x in m.groups()[:4 if throttled else 3])
 
 
 def test_a_chatty_game_whose_files_do_not_change_is_not_read(pair, clients, bindir):
@@ -425,3 +425,48 @@ def test_files_copied_as_other_ids_are_not_restored(bindir, tmp_path, clients):
         assert not (b.dir / "games" / "saver").exists() or not list(
             (b.dir / "games" / "saver").iterdir()), "nothing started"
         assert file_set(b, name)[1] == "a", "b did not take the set"
+
+
+def test_a_game_rewriting_big_files_keeps_to_its_copy_rate(bindir, tmp_path, clients):
+    """A hostile game rewrites 512 KB of files every 0.1 s (ptytoy churn),
+    writing to its terminal each time. With copy-rate 64 (KB/s) each copy
+    of its set waits 8 s after the last (512 KB / 64 KB/s), not 2: at
+    most 3 copies stored in 14 s (7 or more without the budget), the
+    copies held back counted in warren-admin health and said once in the
+    log; the copy at its end is not held back and takes its last state."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, mode="churn 512", section="copy-rate = 64\n")
+        name = unique_name("hr")
+        p = play(clients, a, name, register=True)
+        p.wait_for(re.compile(r"churn \d+"))
+        end = time.time() + 15
+        while not file_set(a, name):  # its first copy
+            assert time.time() < end
+            time.sleep(0.2)
+        _, _, stored, held = copy_counts(bindir, a, throttled=True)
+        t0 = time.time()
+        while time.time() - t0 < 14:
+            p.pump(quiet=0.5, limit=1)
+        _, _, stored2, held2 = copy_counts(bindir, a, throttled=True)
+        assert stored2 - stored <= 3, (stored, stored2)
+        assert stored2 - stored >= 1, "a copy within the budget still happens"
+        assert held2 - held >= 1, (held, held2)
+        a.wait_log(rf"hosted copies of user={name} game=saver held back by copy-rate "
+                   r"\(64 KB/s\): the next in [1-8] s")
+        said = a.log().count(f"hosted copies of user={name} game=saver held back")
+        assert said == 1, "said once a game"
+        p.send("q")
+        ended = time.time()
+        rows = []
+        while time.time() - ended < 5:  # well within the 8 s it would wait
+            rows = a.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                             "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'",
+                             name)
+            if rows and bytes(rows[0][0]).startswith(b"end "):
+                break
+            time.sleep(0.2)
+        assert rows and bytes(rows[0][0]).startswith(b"end "), rows
+        last = int(bytes(rows[0][0])[4:])
+        big = a.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                        "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/big'", name)
+        assert bytes(big[0][0]).startswith(str(last).encode() + b"\0"), "its last files"

@@ -21,6 +21,10 @@
  *   mapsaver   the same, its save written only through a shared mapping
  *              of save/state (64 bytes, NUL-padded; msync after each
  *              letter), never by write(2): prints "mapped: [TEXT]" first
+ *   churn KB   a game that rewrites its files all the time: every 0.1 s
+ *              writes save/big (KB kilobytes, all of them changed) and
+ *              save/state ("N", the rewrites so far) and prints "churn N";
+ *              on 'q' it writes save/state "end N" and exits
  *   slow N     writes nothing for N seconds (a big program loading its
  *              data), then runs as keys
  *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
@@ -358,6 +362,37 @@ static int mapsaver(void)
         out(line);
     }
     return 0;
+}
+
+static int churn(int argc, char **argv)
+{
+    if (argc < 3 || atoi(argv[2]) <= 0)
+        return 2;
+    size_t len = (size_t)atoi(argv[2]) * 1024;
+    char *big = malloc(len), state[64], line[64];
+    if (!big)
+        return 1;
+    raw_mode();
+    mkdir("save", 0700);
+    for (unsigned n = 1;; n++) {
+        memset(big, 'a' + (int)(n % 26), len);
+        snprintf(big, len, "%u", n);
+        int fd = open("save/big", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 || write(fd, big, len) != (ssize_t)len || close(fd) < 0)
+            out("cannot write\r\n");
+        snprintf(state, sizeof state, "%u", n);
+        saver_write(state);
+        snprintf(line, sizeof line, "churn %u\r\n", n);
+        out(line);
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        unsigned char b;
+        if (poll(&p, 1, 100) == 1 && read(0, &b, 1) == 1 && b == 'q') {
+            snprintf(state, sizeof state, "end %u", n);
+            saver_write(state);
+            free(big);
+            return 0;
+        }
+    }
 }
 
 static void report_fds(void)
@@ -1176,7 +1211,7 @@ static const struct {
     {"peek", peek, NULL},      {"kill", kill_pid, NULL},       {"snoop", NULL, snoop},
     {"grab", NULL, grab_in},   {"unmount", NULL, unmount_in},  {"fill", NULL, fill},
     {"spill", NULL, spill},    {"sysv", sysv, NULL},           {"calls", calls, NULL},
-    {"hold", NULL, hold},      {"slow", NULL, slow},
+    {"hold", NULL, hold},      {"slow", NULL, slow},           {"churn", NULL, churn},
 };
 
 int main(int argc, char **argv)
@@ -1191,6 +1226,6 @@ int main(int argc, char **argv)
         "plant RC TARGET NEW|keys|saver|mapsaver|xlog FILE NAME|connect PORT|unix listen|connect "
         "NAME|peek|kill|snoop [DIR...]|"
         "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-        "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N\n");
+        "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N|churn KB\n");
     return 2;
 }
