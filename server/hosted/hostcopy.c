@@ -290,18 +290,18 @@ static void schedule(hostcopy_t *hc)
     uint64_t now = now_ms(hc->srv), due = hc->last + hc->wait;
     if (hc->busy || uv_is_active((uv_handle_t *)&hc->timer))
         return;
-    if (!hc->ending && due > now && hc->wait > HOSTCOPY_EVERY_MS &&
-        hc->last + HOSTCOPY_EVERY_MS < due) {
+    uint64_t in = hc->ending || due <= now ? 0 : due - now;
+    if (in && hc->wait > HOSTCOPY_EVERY_MS) {
         hc->srv->hostcopies.throttled++;
         if (!hc->told_rate) {
             hc->told_rate = true;
             log_warn("hosted copies of user=%s game=%s held back by copy-rate (%llu KB/s): "
                      "the next in %llu s",
                      hc->player, hc->g->id, (unsigned long long)(hc->g->copy_rate >> 10),
-                     (unsigned long long)((due - now + 999) / 1000));
+                     (unsigned long long)((in + 999) / 1000));
         }
     }
-    uv_timer_start(&hc->timer, on_timer, hc->ending || due <= now ? 0 : due - now, 0);
+    uv_timer_start(&hc->timer, on_timer, in, 0);
 }
 
 /* A copy of len bytes stored: the next waits max(HOSTCOPY_EVERY_MS,
