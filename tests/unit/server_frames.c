@@ -180,6 +180,8 @@ typedef struct {
     session_t *a;
     tconn_t *w;
     int n;
+    screen_t *prev; /* crowd_start's: their terminals' last frame */
+    buf_t want;     /* crowd_frame's: the bytes each got */
 } crowd_t;
 
 static void crowd_open(crowd_t *cr, int n)
@@ -213,9 +215,38 @@ static void crowd_close(crowd_t *cr)
         buf_free(&cr->w[i].got);
     }
     free(cr->w);
+    screen_free(cr->prev);
+    buf_free(&cr->want);
     server_bufs_free(&cr->srv);
     uv_run(&cr->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(uv_loop_close(&cr->loop), 0);
+}
+
+/* A crowd of n that all had a frame (the same count on their line now),
+ * their terminals' frame kept for the next one's diff. */
+static void crowd_start(crowd_t *cr, int n)
+{
+    crowd_open(cr, n);
+    frames_broadcast(cr->a);
+    cr->prev = screen_new(TERM_MIN_W, TERM_MIN_H);
+    ck_assert_ptr_nonnull(cr->prev);
+    screen_copy(cr->prev, cr->a->sent);
+    tw_line(cr->a, cr->prev);
+}
+
+/* The crowd's next frame: every watcher gets the diff from its last,
+ * the same bytes (in cr->want). */
+static void crowd_frame(crowd_t *cr)
+{
+    for (int i = 0; i < cr->n; i++)
+        buf_reset(&cr->w[i].got);
+    frames_broadcast(cr->a);
+    expected_diff(cr->a, cr->prev, &cr->w[0].c.prof, &cr->want);
+    ck_assert_uint_gt(cr->want.len, 0);
+    for (int i = 0; i < cr->n; i++) {
+        ck_assert_uint_eq(cr->w[i].got.len, cr->want.len);
+        ck_assert_mem_eq(cr->w[i].got.data, cr->want.data, cr->want.len);
+    }
 }
 
 /* 40 watchers at the game's own size (no row below it for their line, so
@@ -225,27 +256,13 @@ static void crowd_close(crowd_t *cr)
 START_TEST(same_size_watchers_share_one_encoding)
 {
     crowd_t cr;
-    crowd_open(&cr, NW);
+    crowd_start(&cr, NW);
     session_t *a = cr.a;
     tconn_t *w = cr.w;
-    frames_broadcast(a); /* everyone has the same count on the line now */
-    screen_t *prev = screen_new(TERM_MIN_W, TERM_MIN_H);
-    screen_copy(prev, a->sent);
-    tw_line(a, prev);
-    buf_t want;
-    buf_init(&want);
     for (int round = 0; round < 3; round++) {
-        for (int i = 0; i < NW; i++)
-            buf_reset(&w[i].got);
         uint64_t before = cr.srv.frame_encodes;
-        frames_broadcast(a);
+        crowd_frame(&cr);
         ck_assert_uint_eq(cr.srv.frame_encodes - before, 1); /* not one per watcher */
-        expected_diff(a, prev, &w[0].c.prof, &want);
-        ck_assert_uint_gt(want.len, 0);
-        for (int i = 0; i < NW; i++) {
-            ck_assert_uint_eq(w[i].got.len, want.len);
-            ck_assert_mem_eq(w[i].got.data, want.data, want.len);
-        }
     }
     /* help up on one: it draws alone, the others still share */
     helped = &w[3].c;
@@ -259,15 +276,7 @@ START_TEST(same_size_watchers_share_one_encoding)
     buf_reset(&w[3].got);
     session_view_changed(&w[3].c);
     ck_assert_ptr_nonnull(memmem(w[3].got.data, w[3].got.len, "Watching amy, 40 watching", 25));
-    for (int i = 0; i < NW; i++)
-        buf_reset(&w[i].got);
-    frames_broadcast(a);
-    expected_diff(a, prev, &w[0].c.prof, &want);
-    ck_assert_uint_eq(w[3].got.len, want.len);
-    ck_assert_mem_eq(w[3].got.data, want.data, want.len);
-    ck_assert_uint_eq(w[NW - 1].got.len, want.len);
-    buf_free(&want);
-    screen_free(prev);
+    crowd_frame(&cr);
     crowd_close(&cr);
 }
 END_TEST
@@ -304,27 +313,15 @@ START_TEST(a_crowd_s_last_copy_goes_round)
 {
     enum { FRAMES = 20 };
     crowd_t cr;
-    crowd_open(&cr, NW);
-    session_t *a = cr.a;
+    crowd_start(&cr, NW);
     tconn_t *w = cr.w;
-    frames_broadcast(a); /* everyone has the same count on the line now */
-    screen_t *prev = screen_new(TERM_MIN_W, TERM_MIN_H);
-    screen_copy(prev, a->sent);
-    tw_line(a, prev);
-    buf_t want;
-    buf_init(&want);
     int last_times[NW] = {0}, lasts = 0;
     for (int f = 0; f < FRAMES; f++) {
-        for (int i = 0; i < NW; i++)
-            buf_reset(&w[i].got);
         uint64_t from = writes;
-        frames_broadcast(a);
+        crowd_frame(&cr);
         ck_assert_uint_eq(writes - from, NW); /* one write each */
-        expected_diff(a, prev, &w[0].c.prof, &want);
         int last = 0;
         for (int i = 0; i < NW; i++) {
-            ck_assert_uint_eq(w[i].got.len, want.len);
-            ck_assert_mem_eq(w[i].got.data, want.data, want.len);
             ck_assert_uint_gt(w[i].last, from);
             last = w[i].last > w[last].last ? i : last;
         }
@@ -333,8 +330,6 @@ START_TEST(a_crowd_s_last_copy_goes_round)
     for (int i = 0; i < NW; i++)
         ck_assert_int_le(last_times[i], 2);
     ck_assert_int_ge(lasts, FRAMES - 5);
-    buf_free(&want);
-    screen_free(prev);
     crowd_close(&cr);
 }
 END_TEST
