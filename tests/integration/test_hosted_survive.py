@@ -75,6 +75,19 @@ def copied(d, name, path, want, timeout=15):
     return file_set(d, name)
 
 
+def saved(clients, d, prefix, keys):
+    """A new player (a unique name from prefix) starts the saver game at
+    d and types keys, each shown in its state; once d copied that state:
+    (the name, the player's telnet, the set's (gen, node, bytes))."""
+    name = unique_name(prefix)
+    p = play(clients, d, name, register=True)
+    p.wait_for("nothing saved")
+    for i, ch in enumerate(keys):
+        p.send(ch)
+        p.wait_for(f"state: [{keys[:i + 1]}]")
+    return name, p, copied(d, name, "save/state", keys.encode())
+
+
 def file_set(d, name):
     rows = d.db_rows("SELECT s.gen, s.node, s.bytes FROM hosted_file_sets s JOIN users u "
                      "ON u.id = s.user WHERE u.name = ? AND s.game = 'saver'", name)
@@ -128,13 +141,7 @@ def back_on(clients, b, name, until, said=SAID, timeout=15):
 
 def test_a_hosted_game_goes_on_at_another_node_once_its_node_is_gone(pair, clients):
     a, b = pair
-    name = unique_name("hs")
-    p = play(clients, a, name, register=True)
-    p.wait_for("nothing saved")
-    for i, ch in enumerate("abc"):
-        p.send(ch)
-        p.wait_for(f"state: [{'abc'[:i + 1]}]")
-    gen, node, size = copied(a, name, "save/state", b"abc")
+    name, p, (gen, node, size) = saved(clients, a, "hs", "abc")
     assert node == "a" and gen >= 1 and size > 0, (gen, node, size)
     machine_gone(a)
     # while a's heartbeat names the game, b says where it is (never a new game)
@@ -155,14 +162,9 @@ def test_a_hosted_game_goes_on_at_another_node_once_its_node_is_gone(pair, clien
 
 def test_links_and_files_over_copy_max_are_never_copied(pair, clients, tmp_path):
     a, b = pair
-    name = unique_name("hk")
     secret = tmp_path / "secret"
     secret.write_bytes(b"SECRET OF THE DAEMON")
-    p = play(clients, a, name, register=True)
-    p.wait_for("nothing saved")
-    p.send("x")
-    p.wait_for("state: [x]")
-    copied(a, name, "save/state", b"x")
+    name, p, _ = saved(clients, a, "hk", "x")
     # what a hostile game plants in its own directory
     mine = player_dir(a)
     os.symlink(secret, mine / "steal")
@@ -250,12 +252,7 @@ def test_a_node_that_no_longer_holds_the_files_stores_none(pair, clients):
     this node was cut off, say), this node's copies change nothing: the
     newer files there are never overwritten by older ones from here."""
     a, _ = pair
-    name = unique_name("hc")
-    p = play(clients, a, name, register=True)
-    p.wait_for("nothing saved")
-    p.send("a")
-    p.wait_for("state: [a]")
-    gen, _, _ = copied(a, name, "save/state", b"a")
+    name, p, (gen, _, _) = saved(clients, a, "hc", "a")
     a.db_write(("UPDATE hosted_file_sets SET node = 'b' WHERE user = (SELECT id FROM users "
                 "WHERE name = ?)", (name,)))
     time.sleep(2.2)  # past the last copy's interval
@@ -284,12 +281,7 @@ def test_a_chatty_game_whose_files_do_not_change_is_not_read(pair, clients, bind
     read of them (no child of the spawner's): its copies are answered
     unchanged at once; a change is still copied."""
     a, _ = pair
-    name = unique_name("hq")
-    p = play(clients, a, name, register=True)
-    p.wait_for("nothing saved")
-    p.send("a")
-    p.wait_for("state: [a]")
-    copied(a, name, "save/state", b"a")
+    name, p, _ = saved(clients, a, "hq", "a")
     for _ in range(2):  # its first measurements' watches settle
         p.send("1")
         time.sleep(2.5)
@@ -404,12 +396,7 @@ def test_files_copied_as_other_ids_are_not_restored(bindir, tmp_path, clients):
         pytest.skip("games run as a user of their own only when warrend is root")
     with Nodes(bindir, tmp_path) as nodes:
         a, b = start_pair(nodes, tmp_path, more_b=["--games-user", "nobody"])
-        name = unique_name("hu")
-        p = play(clients, a, name, register=True)
-        p.wait_for("nothing saved")
-        p.send("u")
-        p.wait_for("state: [u]")
-        gen, _, _ = copied(a, name, "save/state", b"u")
+        name, p, (gen, _, _) = saved(clients, a, "hu", "u")
         games = pwd.getpwnam("warren-games")
         ids = a.db_rows("SELECT s.uid, s.gid FROM hosted_file_sets s JOIN users u ON "
                         "u.id = s.user WHERE u.name = ?", name)
