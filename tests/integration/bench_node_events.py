@@ -30,7 +30,7 @@ import pexpect
 import pytest
 
 from harness import ON_PG, PW, WS, Web, admin
-from test_watch_nodes import pair, pair_of, played_and_watched, watch_from_list  # noqa: F401
+from test_watch_nodes import pair, pair_of, play_and_watch, played_and_watched  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 ROUNDS = int(os.environ.get("ROUNDS", "20"))
@@ -121,12 +121,7 @@ def test_chat_line_from_another_node(pair, clients):
 
 def test_chat_line_on_one_node(pair, clients):
     a, _ = pair
-    p = clients(a.port).connected()
-    p.register("ivy")
-    p.random_character("ivy")
-    w = clients(a.port).connected()
-    w.register("jon")
-    watch_from_list(w, "ivy")
+    p, w = play_and_watch(clients, a, "ivy", a, "jon")
     tok = Web(a.http).register("kit", PW, next="/").session
     web = WS(a.http, "/ws/watch/ivy/warren", session=tok)
     a.wait_log(r"watch conn=\d+ user=ivy game=\d+ watchers=2")

@@ -14,7 +14,7 @@ import pytest
 
 from harness import ON_PG, Daemon, free_port
 from nodeset import SECRET, on_database
-from test_watch_nodes import read_quiet, watch_from_list
+from test_watch_nodes import play_and_watch, read_quiet
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -42,12 +42,7 @@ def watched_through(bindir, tmp_path, clients, stand_in):
         started.append(b)
         a = node(bindir, tmp_path / "a", "a", f"b=127.0.0.1:{stand_in.port}", db_of=b)
         started.append(a)
-        p = clients(b.port).connected()
-        p.register("bert")
-        p.random_character("bert")
-        w = clients(a.port).connected()
-        w.register("anna")
-        watch_from_list(w, "bert")
+        _, w = play_and_watch(clients, b, "bert", a, "anna")
         yield a, b, w
     finally:
         stand_in.close()

@@ -490,16 +490,24 @@ def test_chat_crosses_nodes_once_and_in_order(pair, clients, bindir):
 CTRL_T = "\x14"
 
 
+def play_and_watch(clients, at, player, watch_at, watcher):
+    """player, new, plays a new character at node at, and watcher, new,
+    picks the game from node watch_at's watch list (both telnet): (the
+    player's telnet, the watcher's)."""
+    p = clients(at.port).connected()
+    p.register(player)
+    p.random_character(player)
+    w = clients(watch_at.port).connected()
+    w.register(watcher)
+    watch_from_list(w, player)
+    return p, w
+
+
 def played_and_watched(pair, clients, player, watcher):
     """player plays at a, watcher watches at b (telnet), fed by a:
     (a, b, the player's telnet, the watcher's)."""
     a, b = pair
-    p = clients(a.port).connected()
-    p.register(player)
-    p.random_character(player)
-    w = clients(b.port).connected()
-    w.register(watcher)
-    watch_from_list(w, player)
+    p, w = play_and_watch(clients, a, player, b, watcher)
     a.wait_log(r"peer feed game=\d+ to=b nodes=1")
     return a, b, p, w
 
