@@ -217,7 +217,9 @@ def test_bad_dates_refused(daemon, path, status):
 
 
 def test_secret_file_made_private(daemon):
-    path = daemon.dir / "warren.db.daily"
+    """The secret's default file (daily.h): beside the database file, or
+    ./warren.daily with PostgreSQL (the daemon runs in its directory)."""
+    path = daemon.dir / ("warren.daily" if daemon.db_url else "warren.db.daily")
     st = os.stat(path)
     assert stat.S_IMODE(st.st_mode) == 0o600
     assert len(path.read_text().strip()) == 64
