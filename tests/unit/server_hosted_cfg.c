@@ -141,6 +141,19 @@ static int parse(gamecfg_list_t *l, const char *text, char *err)
     return gamecfg_parse(l, text, strlen(text), 1, err, 256);
 }
 
+/* A section [game d] with line as its third line is refused: "line 3: "
+ * and why. */
+static void line3_refused(const char *line, const char *why)
+{
+    gamecfg_list_t o = {NULL, 0};
+    char text[256], want[256], err[256] = "";
+    snprintf(text, sizeof text, "[game d]\ncommand = /bin/x\n%s\n", line);
+    snprintf(want, sizeof want, "line 3: %s", why);
+    ck_assert_int_eq(parse(&o, text, err), -1);
+    ck_assert_str_eq(err, want);
+    gamecfg_list_free(&o);
+}
+
 START_TEST(gamecfg_parses_sections)
 {
     gamecfg_list_t l = {NULL, 0};
@@ -197,13 +210,10 @@ START_TEST(gamecfg_parses_sections)
                   "%s", err);
     ck_assert(o.games[0].disk_bytes == 8ull << 20 && o.games[0].disk_files == 0);
     gamecfg_list_free(&o);
-    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ndisk-files = -1\n", err), -1);
-    ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 50000, got \"-1\"");
-    gamecfg_list_free(&o);
+    line3_refused("disk-files = -1", "disk-files: expected a number from 0 to 50000, got \"-1\"");
     /* above half the walk's ceiling the ceiling would stop a game first */
-    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ndisk-files = 50001\n", err), -1);
-    ck_assert_str_eq(err, "line 3: disk-files: expected a number from 0 to 50000, got \"50001\"");
-    gamecfg_list_free(&o);
+    line3_refused("disk-files = 50001",
+                  "disk-files: expected a number from 0 to 50000, got \"50001\"");
     /* copy-rate: KB a second, 64 by default, 0 no budget */
     ck_assert_msg(parse(&o,
                         "[game d]\ncommand = /bin/x\n[game e]\ncommand = /bin/x\n"
@@ -213,12 +223,9 @@ START_TEST(gamecfg_parses_sections)
     ck_assert(o.games[0].copy_rate == 64u << 10 && o.games[1].copy_rate == 0 &&
               o.games[2].copy_rate == 64ull << 20);
     gamecfg_list_free(&o);
-    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ncopy-rate = 65537\n", err), -1);
-    ck_assert_str_eq(err, "line 3: copy-rate: expected a number from 0 to 65536, got \"65537\"");
-    gamecfg_list_free(&o);
-    ck_assert_int_eq(parse(&o, "[game d]\ncommand = /bin/x\ncopy-rate = -1\n", err), -1);
-    ck_assert_str_eq(err, "line 3: copy-rate: expected a number from 0 to 65536, got \"-1\"");
-    gamecfg_list_free(&o);
+    line3_refused("copy-rate = 65537",
+                  "copy-rate: expected a number from 0 to 65536, got \"65537\"");
+    line3_refused("copy-rate = -1", "copy-rate: expected a number from 0 to 65536, got \"-1\"");
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
     ck_assert_str_eq(err, "line 1: [game crawl] given twice");
