@@ -13,7 +13,9 @@ the window and must be caught up by a keyframe. N or ONE 0: that run is
 left out. Prints warren-spectate's BENCH lines (web.spectators.TAG.p99.ms:
 a key to a watcher's copy of its frame reaching its socket; .read.p99.ms:
 read by the tool; .player_ratio: the players' p99 with the watchers over
-without; .cpu_us_per_frame: the daemon's CPU a watcher frame).
+without; .cpu_us_per_frame: the daemon's CPU a watcher frame), then
+health's journal appends of the last 10 s (the window with watchers:
+where a player's key waited for its commit) and its web fan-outs line.
 WARREN_SPECTATE_ARGS: more arguments for warren-spectate (--wake: the
 tool sleeps in epoll_wait during the windows, as it did before).
 WARREN_SPECTATE_DAEMON_CORES: the daemon's cores for taskset ("0,1").
@@ -45,7 +47,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "integration"))
-from harness import Daemon, Web, program, rate_off  # noqa: E402
+from harness import Daemon, Web, admin_rc, program, rate_off  # noqa: E402
 from fanout import pinned  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "load"))
 from netpair import NetPair, can_make_netns, run_in_ns  # noqa: E402
@@ -103,6 +105,8 @@ def run(bindir, tag, watchers, games, one, pair=None):
         traced = None if pair else coretime_seconds()
         out, err, rc = spectate(argv, traced, tmp / "coretime.data")
         sys.stdout.write(out)
+        if not pair:
+            journal_times(bindir, d)
         if rc != 0:
             sys.stderr.write(err + d.log()[-2000:])
             return False
@@ -113,6 +117,16 @@ def run(bindir, tag, watchers, games, one, pair=None):
     finally:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def journal_times(bindir, d):
+    """The daemon's journal appends of its last 10 s (the window with
+    watchers), from health: what a player's key waited for before its
+    frame, the queue (until the writer took it), commit and back parts."""
+    rc, out, _ = admin_rc(bindir, d, "health")
+    for line in out.splitlines() if rc == 0 else []:
+        if line.startswith(("journal appends", "web fan-outs")):
+            print("# " + line)
 
 
 def coretime_seconds():
