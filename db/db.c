@@ -131,7 +131,6 @@ struct db {
     db_list_t held;    /* loop only: reads queued behind those writes */
     size_t npending;
     uint64_t outstanding; /* loop only: queued and not yet called back */
-    uint64_t appends_out; /* loop only: journal appends of them (db_appends_out) */
     uint64_t flushed;     /* loop only: the core's submitted after our last flush */
     uint64_t handed;      /* loop only: ops handed to the threads */
 
@@ -1043,8 +1042,6 @@ static void deliver_all(db_t *db)
             snprintf(db->errmsg, sizeof db->errmsg, "%s",
                      op->err ? op->err : "database operation failed");
         db->outstanding--;
-        if (op->timed)
-            db->appends_out--;
         if (op->timed && op->status == DB_OK)
             add_time(db->core, op);
         db_op_deliver(op);
@@ -1084,10 +1081,8 @@ void db_submit(db_t *db, db_op_t *op)
     update_ref(db);
     if (op->write) {
         op->timed = lone_append(op);
-        if (op->timed) {
+        if (op->timed)
             op->t[0] = mono_ns();
-            db->appends_out++;
-        }
         list_push(&db->pending, op);
         /* A long loop turn (a burst of keys) hands its writes over in
          * slices, so the writer commits while the loop is still reading. */
@@ -1180,11 +1175,6 @@ const char *db_error(const db_t *db)
 bool db_process_init(void)
 {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
-}
-
-uint64_t db_appends_out(const db_t *db)
-{
-    return db ? db->appends_out : 0;
 }
 
 void db_stats(const db_t *db, db_stats_t *out)

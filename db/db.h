@@ -314,9 +314,6 @@ void db_set_autoflush(db_t *db, bool on);
  * so the caller may hold what the callbacks write and send it together
  * (conn_hold_writes). NULL: none. Not called for db_close's last round. */
 void db_on_round(db_t *db, void (*fn)(void *ud, bool begin), void *ud);
-/* Journal appends (a key's row) this handle queued and has not yet called
- * back: keys whose frames wait for a commit. Loop only. */
-uint64_t db_appends_out(const db_t *db);
 /* Caps the database at bytes (whole pages, never below its size now; 0
  * lifts the cap), queued in write order. A write that needs more room then
  * fails as on a full disk (DB_ERR, "database or disk is full") and works

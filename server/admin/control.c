@@ -468,8 +468,6 @@ static void on_health(void *ud, int status, const db_health_t *h)
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);
         health_times(c);
-        buf_printf(&c->out, "web fan-outs: gave way to a key's commit %llu times\n",
-                   (unsigned long long)webgw_gave_way(c->srv));
         char turns[512];
         turns_describe(&c->srv->turns, turns, sizeof turns);
         buf_printf(&c->out, "%s\n", turns);

@@ -35,7 +35,6 @@
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64     /* connections served by web_send_later per loop turn, */
 #define WEB_LATER_SLICE   100000 /* or fewer: a turn's writes stop after this many ns */
-#define WEB_GIVE_WAY_MS   1      /* the longest later_run gives way (hooks.give_way) */
 #define WEB_LWS_LINES     6      /* lws's lines in a window (logcap.h) */
 #define WEB_PING_S        300    /* a websocket that sent nothing this long is pinged, */
 #define WEB_HANGUP_S      310    /* and closed when nothing came back by then */
@@ -157,12 +156,7 @@ struct web {
     int shared_next;                     /* the slot the next one takes */
     uv_idle_t later_idle;                /* serves the later list while it is not empty */
     bool later_open, later_on;
-    uv_check_t give_check; /* after each poll while later_run gives way: resumes it */
-    uv_timer_t give_timer; /* wakes the loop when giving way has lasted WEB_GIVE_WAY_MS */
-    uint64_t give_since;   /* uv_hrtime() the way was given since; 0: not giving way */
-    bool give_spent;       /* gave way for the longest: not again until give_way is false */
-    uint64_t gave_way;     /* times later_run gave way (web_gave_way) */
-    uv_timer_t sweep;      /* pings quiet websockets (web_sweep) */
+    uv_timer_t sweep; /* pings quiet websockets (web_sweep) */
     bool sweep_open;
     bool stopping, destroyed;
     uv_timer_t stop_timer;
@@ -423,74 +417,10 @@ static void later_drain(web_conn_t *wc)
     }
 }
 
-static void later_run(uv_idle_t *h);
-
-static void give_way_end(web_t *w)
-{
-    if (!w->give_since)
-        return;
-    w->give_since = 0;
-    uv_check_stop(&w->give_check);
-    uv_timer_stop(&w->give_timer);
-}
-
-/* After each poll while later_run gives way: it looks again (a commit
- * answered, or the longest way given). */
-static void give_way_check(uv_check_t *h)
-{
-    web_t *w = h->data;
-    if (list_empty(&w->later)) {
-        give_way_end(w); /* what waited has gone (its sockets closed) */
-    } else if (!w->later_on) {
-        uv_idle_start(&w->later_idle, later_run);
-        w->later_on = true;
-    }
-}
-
-static void give_way_timer(uv_timer_t *h)
-{
-    (void)h; /* the poll it ends is followed by give_way_check */
-}
-
-/* Whether later_run holds the rest of a fan-out: while hooks.give_way says
- * another thread of the loop's core runs what a player waits for (a key's
- * commit), the loop sleeps in its poll instead of writing, so that thread
- * gets the core at once rather than when the loop's time on it runs out
- * (a fan-out to thousands of sockets keeps the loop busy for tens of ms).
- * At most WEB_GIVE_WAY_MS at a time: a commit that takes longer (a slow
- * disk) lets the fan-out go on, and it gives way again only once nothing
- * was waiting. */
-static bool later_gives_way(web_t *w)
-{
-    if (!w->hooks.give_way || w->hooks_off || !w->hooks.give_way(w->hooks.ctx)) {
-        w->give_spent = false;
-        give_way_end(w);
-        return false;
-    }
-    if (w->give_spent)
-        return false;
-    uint64_t now = uv_hrtime();
-    if (!w->give_since) {
-        w->give_since = now;
-        w->gave_way++;
-        uv_check_start(&w->give_check, give_way_check);
-        uv_timer_start(&w->give_timer, give_way_timer, WEB_GIVE_WAY_MS, 0);
-    } else if (now - w->give_since >= WEB_GIVE_WAY_MS * 1000000ull) {
-        w->give_spent = true;
-        give_way_end(w);
-        return false;
-    }
-    uv_idle_stop(&w->later_idle);
-    w->later_on = false;
-    return true;
-}
-
 static void later_run(uv_idle_t *h)
 {
     web_t *w = h->data;
     list_t *n;
-    if (later_gives_way(w))
-        return;
     /* A slice of a big fan-out at a time: a player's key read between two
      * waits for at most one slice (a loopback send is 5-10 us). */
     uint64_t end = uv_hrtime() + WEB_LATER_SLICE;
@@ -513,9 +443,7 @@ static void later_add(web_conn_t *wc)
         list_push_back(&w->later, &wc->lnode);
     if (!w->later_open) {
         uv_idle_init(w->loop, &w->later_idle);
-        uv_check_init(w->loop, &w->give_check);
-        uv_timer_init(w->loop, &w->give_timer);
-        w->later_idle.data = w->give_check.data = w->give_timer.data = w;
+        w->later_idle.data = w;
         w->later_open = true;
     }
     if (!w->later_on) {
@@ -563,11 +491,6 @@ void web_owe_drained(web_conn_t *wc)
         wc->refused = true;
         lws_callback_on_writable(wc->wsi);
     }
-}
-
-uint64_t web_gave_way(const web_t *w)
-{
-    return w ? w->gave_way : 0;
 }
 
 size_t web_queued(const web_conn_t *wc)
@@ -1743,10 +1666,7 @@ void web_stop(web_t *w)
         for (list_t *n; (n = list_pop_front(&w->later));)
             lws_callback_on_writable(LIST_ITEM(n, web_conn_t, lnode)->wsi);
         uv_idle_stop(&w->later_idle);
-        give_way_end(w);
         uv_close((uv_handle_t *)&w->later_idle, NULL);
-        uv_close((uv_handle_t *)&w->give_check, NULL);
-        uv_close((uv_handle_t *)&w->give_timer, NULL);
         w->later_open = w->later_on = false;
     }
     if (w->sweep_open) {

@@ -160,10 +160,6 @@ typedef struct {
     void (*on_drained)(void *ctx, web_conn_t *wc);
     /* The websocket is gone; wc is invalid after this returns. */
     void (*on_close)(void *ctx, web_conn_t *wc);
-    /* True while a player waits for work another thread does on the loop's
-     * core (a key's commit): the slices of web_send_later wait for it, the
-     * loop asleep, at most about 1 ms at a time (web_gave_way counts). */
-    bool (*give_way)(void *ctx);
 } web_hooks_t;
 
 /* Starts serving on loop. Returns NULL with a message in err when the
@@ -232,8 +228,6 @@ int web_form_get(const char *form, size_t len, const char *name, char *out, size
 void web_owe_drained(web_conn_t *wc);
 /* Bytes queued and not yet written. */
 size_t web_queued(const web_conn_t *wc);
-/* Times the slices of web_send_later gave way (hooks.give_way). */
-uint64_t web_gave_way(const web_t *w);
 /* Closes with a websocket close code (1000 normal, 1008 policy, ...) and a
  * short reason. Queued messages are sent first. on_close follows. */
 void web_close(web_conn_t *wc, int code, const char *reason);

@@ -1252,20 +1252,6 @@ static void logins_ended(server_t *srv, hooks_logins_t how, int64_t a, int64_t b
 
 /* ---- start and stop ------------------------------------------------------------------- */
 
-/* A key's journal row is on its way to the writer, whose thread shares the
- * loop's core: the fan-out's slices wait for it (web.h). */
-static bool give_way(void *ctx)
-{
-    webgw_t *g = ctx;
-    return db_appends_out(g->srv->db) > 0;
-}
-
-uint64_t webgw_gave_way(const server_t *s)
-{
-    const webgw_t *g = s->web;
-    return g ? web_gave_way(g->web) : 0;
-}
-
 int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
 {
     if (!srv->cfg.http[0])
@@ -1301,8 +1287,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                          .on_resize = on_resize,
                          .on_message = on_message,
                          .on_drained = on_drained,
-                         .on_close = on_close,
-                         .give_way = give_way};
+                         .on_close = on_close};
     char err[256] = "";
     g->web = web_start(srv->loop, &wc, &hooks, err, sizeof err);
     if (!g->web) {

@@ -28,8 +28,6 @@ void webgw_hooks(hooks_t *h);
 int webgw_start(server_t *s, const web_route_t *routes, size_t n);
 /* home, once a second: the lobby's rounds kept at their phase of the tick */
 void webgw_tick(server_t *s);
-/* Times a websocket fan-out waited for a key's commit (web_gave_way). */
-uint64_t webgw_gave_way(const server_t *s);
 void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s); /* step 2, after uv_run returned */
 /* The account's password changed: its websockets opened with another web

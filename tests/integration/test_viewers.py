@@ -448,35 +448,3 @@ def test_turn_log_meters_from_the_start(bindir, tmp_path):
         d.stop_clean()
     finally:
         d.stop()
-
-
-def test_a_crowd_s_fan_out_gives_way_to_players_commits(bindir, tmp_path):
-    """Four players key every 50 ms while 400 browsers watch the first
-    (bin/warren-spectate, every frame decoded): each watcher ends on its
-    player's screen and every player's key is answered, and the crowd's
-    fan-out, written a slice a loop turn, waited for the other players'
-    commits rather than keeping the core from the writer (the count in
-    warren-admin health)."""
-    d = Daemon(bindir, tmp_path / "d", http=True, exe=program(bindir, "warrend"),
-               extra=["--max-per-ip", "1000", "--max-connections", "1000"])
-    d.start()
-    try:
-        cookies = tmp_path / "cookies"
-        cookies.write_text("".join(f"crowd{i} {Web(d.http).register(f'crowd{i}', PW).session}\n"
-                                   for i in range(4)))
-        tool = program(bindir, "warren-spectate")  # the tool: not what is tested
-        r = subprocess.run([str(tool), "--port", str(d.http), "--cookies", str(cookies),
-                            "--games", "4", "--watchers", "400", "--one", "--seconds", "3",
-                            "--interval", "0.05", "--slow", "2", "--tag", "t"],
-                           capture_output=True, text=True, timeout=300)
-        assert r.returncode == 0, r.stdout + r.stderr  # 1: a watcher's screen differs
-        figures = dict(ln.split()[1:3] for ln in r.stdout.splitlines() if ln.startswith("BENCH"))
-        assert float(figures["web.spectators.t.differ"]) == 0, r.stdout
-        assert float(figures["web.spectators.t.frames_per_s"]) > 0, r.stdout
-        keys = re.search(r"(\d+) keys, \d+ watcher delays measured", r.stdout)
-        assert keys and int(keys.group(1)) >= 4, r.stdout
-        out = admin(bindir, d, "health")
-        m = re.search(r"web fan-outs: gave way to a key's commit (\d+) times", out)
-        assert m and int(m.group(1)) > 0, out
-    finally:
-        d.stop()
