@@ -15,7 +15,7 @@ a key to a watcher's copy of its frame reaching its socket; .read.p99.ms:
 read by the tool; .player_ratio: the players' p99 with the watchers over
 without; .cpu_us_per_frame: the daemon's CPU a watcher frame), then
 health's journal appends of the last 10 s (the window with watchers:
-where a player's key waited for its commit) and its web fan-outs line.
+where a player's key waited for its commit).
 WARREN_SPECTATE_ARGS: more arguments for warren-spectate (--wake: the
 tool sleeps in epoll_wait during the windows, as it did before).
 WARREN_SPECTATE_DAEMON_CORES: the daemon's cores for taskset ("0,1").
@@ -125,7 +125,7 @@ def journal_times(bindir, d):
     frame, the queue (until the writer took it), commit and back parts."""
     rc, out, _ = admin_rc(bindir, d, "health")
     for line in out.splitlines() if rc == 0 else []:
-        if line.startswith(("journal appends", "web fan-outs")):
+        if line.startswith("journal appends"):
             print("# " + line)
 
 
