@@ -210,7 +210,7 @@ static void cmd_games(ctl_t *c, char *arg)
 static void locked(ctl_t *c, int n, int64_t game)
 {
     (void)n;
-    moderation_kick_nodes(c->srv, c->user_id, MOD_LOCKED); /* at other nodes too */
+    moderation_send_off_nodes(c->srv, c->user_id, MOD_LOCKED, NULL); /* at other nodes too */
     buf_printf(&c->out, "%s locked: %s\n", c->name,
                game ? "its live game was saved and detached" : "no live game");
     ctl_finish(c, NULL);
@@ -221,7 +221,7 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     (void)id;
     if (status == DB_OK && c->lock) {
-        ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "This account has been locked.", true, locked);
+        ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_LOCKED, locked);
     } else {
         if (status == DB_OK) /* what it did, never silence */
             buf_printf(&c->out, "%s unlocked: it may log in again\n", c->name);

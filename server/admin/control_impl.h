@@ -59,6 +59,11 @@ typedef enum { GAME_KEEP, GAME_CLOSE, GAME_ABANDON } sweep_game_t;
 typedef void (*ctl_swept_fn)(ctl_t *c, int n, int64_t game);
 void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, bool web,
                ctl_swept_fn then);
+/* ctl_sweep of the account's telnet conns and websockets told why's words
+ * (moderation_why_words; a rename's new name: c->name2), the words the
+ * other nodes tell theirs. */
+void ctl_sweep_off(ctl_t *c, sweep_kind_t kind, sweep_game_t game, moderation_why_t why,
+                   ctl_swept_fn then);
 
 /* control_mod.c's commands */
 void cmd_kick(ctl_t *c, char *arg);

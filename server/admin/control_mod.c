@@ -139,6 +139,14 @@ void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, 
     shards_each(c->srv, sweep_loop, w, sweep_done);
 }
 
+void ctl_sweep_off(ctl_t *c, sweep_kind_t kind, sweep_game_t game, moderation_why_t why,
+                   ctl_swept_fn then)
+{
+    char msg[160];
+    moderation_why_words(why, c->name2, msg, sizeof msg);
+    ctl_sweep(c, kind, game, msg, true, then);
+}
+
 /* "[DURATION]" after the first word of arg: *until (0 = until lifted). */
 static int parse_until(ctl_t *c, char *arg)
 {
@@ -174,7 +182,7 @@ static void kicked(ctl_t *c, int n, int64_t game)
 {
     (void)game;
     log_info("admin: kick user=%s connections=%d", c->name, n);
-    moderation_kick_nodes(c->srv, c->user_id, MOD_KICKED); /* and at other nodes */
+    moderation_send_off_nodes(c->srv, c->user_id, MOD_KICKED, NULL); /* and at other nodes */
     buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
                n == 1 ? "" : "s", c->name);
     ctl_finish(c, NULL);
@@ -183,8 +191,7 @@ static void kicked(ctl_t *c, int n, int64_t game)
 static void kick_user(ctl_t *c, const db_user_t *u)
 {
     (void)u; /* c->user_id and c->name are its */
-    ctl_sweep(c, SWEEP_CLOSE, GAME_KEEP, "You were disconnected by the administrator.", true,
-              kicked);
+    ctl_sweep_off(c, SWEEP_CLOSE, GAME_KEEP, MOD_KICKED, kicked);
     ctl_unref(c);
 }
 
@@ -383,7 +390,7 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     log_info("admin: delete user=%s", c->name);
-    moderation_kick_nodes(c->srv, c->user_id, MOD_DELETED); /* at other nodes too */
+    moderation_send_off_nodes(c->srv, c->user_id, MOD_DELETED, NULL); /* at other nodes too */
     db_user_delete(c->srv->db, c->user_id, on_deleted, c);
 }
 
@@ -391,7 +398,7 @@ static void delete_user(ctl_t *c, const db_user_t *u)
 {
     /* c->user_id and c->name are its; the lookup's reference goes on */
     snprintf(c->game_name, sizeof c->game_name, "%s", u->game_name);
-    ctl_sweep(c, SWEEP_CLOSE, GAME_CLOSE, "This account has been deleted.", true, delete_swept);
+    ctl_sweep_off(c, SWEEP_CLOSE, GAME_CLOSE, MOD_DELETED, delete_swept);
 }
 
 void cmd_delete(ctl_t *c, char *arg)
@@ -407,6 +414,9 @@ static void on_renamed(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     if (status == DB_OK) {
         log_info("admin: rename user=%s to=%s", c->name, c->name2);
+        /* its connections at other nodes, known there by the old name,
+         * told the new one once it is stored */
+        moderation_send_off_nodes(c->srv, c->user_id, MOD_RENAMED, c->name2);
         buf_printf(&c->out,
                    "renamed %s to %s; it logs in again under the new name; hosted games still "
                    "know it as %s\n",
@@ -419,7 +429,6 @@ static void rename_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     char key[DB_NAME_MAX];
-    moderation_kick_nodes(c->srv, c->user_id, MOD_KICKED); /* known by its old name there */
     accounts_name_key(c->name2, key);
     db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
 }
@@ -438,8 +447,7 @@ static void on_new_name(void *ud, int status, const db_user_t *u)
         ctl_unref(c);
         return;
     }
-    ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "Your account was renamed: log in again.", true,
-              rename_swept);
+    ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_RENAMED, rename_swept);
 }
 
 static void rename_user(ctl_t *c, const db_user_t *u)

@@ -259,27 +259,50 @@ void moderation_tell_nodes(server_t *s)
     notify_send(s, NOTIFY_SANCTIONS, "*", 0, 0);
 }
 
+/* Each why: its event kind, its word for the log, and its words: msg,
+ * or for a rename msg, the new name, then. */
 static const struct {
-    const char *msg, *word;
+    const char *kind, *word, *msg, *then;
 } WHY[] = {
-    [MOD_KICKED] = {"You were disconnected by the administrator.", "kicked"},
-    [MOD_LOCKED] = {"This account has been locked.", "locked"},
-    [MOD_DELETED] = {"This account has been deleted.", "deleted"},
+    [MOD_KICKED] = {NOTIFY_KICK, "kicked", "You were disconnected by the administrator.", NULL},
+    [MOD_LOCKED] = {NOTIFY_LOCK, "locked", "This account has been locked.", NULL},
+    [MOD_DELETED] = {NOTIFY_DELETE, "deleted", "This account has been deleted.", NULL},
+    [MOD_RENAMED] = {NOTIFY_RENAME, "renamed", "Your account was renamed to ",
+                     ": log in again under that name."},
 };
+#define NWHY (sizeof WHY / sizeof WHY[0])
 
-const char *moderation_why_msg(int64_t why)
+void moderation_why_words(moderation_why_t why, const char *name, char *out, size_t n)
 {
-    return WHY[why > 0 && why <= MOD_DELETED ? why : MOD_KICKED].msg;
+    if (WHY[why].then)
+        snprintf(out, n, "%s%s%s", WHY[why].msg, name, WHY[why].then);
+    else
+        snprintf(out, n, "%s", WHY[why].msg);
 }
 
-const char *moderation_why_word(int64_t why)
+const char *moderation_why_word(moderation_why_t why)
 {
-    return WHY[why > 0 && why <= MOD_DELETED ? why : MOD_KICKED].word;
+    return WHY[why].word;
 }
 
-void moderation_kick_nodes(server_t *s, int64_t user_id, moderation_why_t why)
+void moderation_send_off_nodes(server_t *s, int64_t user_id, moderation_why_t why, const char *name)
 {
-    notify_send(s, NOTIFY_KICK, "*", user_id, why);
+    if (WHY[why].then)
+        notify_send_named(s, WHY[why].kind, "*", user_id, 0, name);
+    else
+        notify_send(s, WHY[why].kind, "*", user_id, 0);
+}
+
+/* The why of an event of kind (one of WHY's) with b: a kick from a build
+ * before the kinds of their own says a lock by b 1, a delete by b 2. */
+static moderation_why_t why_of(const char *kind, int64_t b)
+{
+    size_t i = 0;
+    while (i < NWHY && strcmp(kind, WHY[i].kind) != 0)
+        i++;
+    if (i == MOD_KICKED && (b == MOD_LOCKED || b == MOD_DELETED))
+        return (moderation_why_t)b;
+    return i < NWHY ? (moderation_why_t)i : MOD_KICKED;
 }
 
 typedef struct {
@@ -324,14 +347,15 @@ static void sweep(server_t *home, int64_t user_id, const char *msg, const char *
     shards_each(home, sweep_loop, w, sweep_done);
 }
 
-void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b)
+void moderation_sent_off_elsewhere(server_t *home, const notify_event_t *ev)
 {
-    (void)to;
-    if (user_id <= 0)
+    if (ev->a <= 0)
         return;
-    sweep(home, user_id, moderation_why_msg(b), moderation_why_word(b));
-    HOOKS_CALL(home->hooks->kicked_elsewhere, home, user_id, moderation_why_msg(b),
-               moderation_why_word(b));
+    moderation_why_t why = why_of(ev->kind, ev->b);
+    char msg[160];
+    moderation_why_words(why, ev->name, msg, sizeof msg);
+    sweep(home, ev->a, msg, moderation_why_word(why));
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, ev->a, msg, moderation_why_word(why));
 }
 
 /* The stored lists replace the ones kept here: every loop reads them, so
@@ -392,9 +416,10 @@ static void on_accounts_gone(void *ud, int status, const db_pair_t *gone, size_t
     if (status != DB_OK)
         return log_error("accounts not read again: %s", db_error(k->db));
     for (size_t i = 0; i < n; i++) {
-        int64_t why = gone[i].b ? MOD_LOCKED : MOD_DELETED;
-        char line[200];
-        snprintf(line, sizeof line, "\033[m\033[H\033[2J\033[?25h%s\r\n", moderation_why_msg(why));
+        moderation_why_t why = gone[i].b ? MOD_LOCKED : MOD_DELETED;
+        char msg[160], line[200];
+        moderation_why_words(why, "", msg, sizeof msg);
+        snprintf(line, sizeof line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
         LIST_EACH (it, &k->conns) {
             conn_t *c = LIST_ITEM(it, conn_t, node);
             if (c->user_id != gone[i].a || c->closing)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "notify.h"
 
 typedef struct server server_t;
 typedef struct moderation moderation_t;
@@ -39,25 +40,29 @@ bool moderation_muted(const moderation_t *m, int64_t user, int64_t now);
 /* After a change stored here (a ban, an unban, a mute, an unmute): the
  * other nodes are told to read them again. */
 void moderation_tell_nodes(server_t *s);
-/* Why an account's connections are closed at every node: the event's b
- * (NOTIFY_KICK), so each node tells them the words of the node that
- * acted (a node of a build before it sends 0 and says a kick's). */
-typedef enum { MOD_KICKED = 0, MOD_LOCKED = 1, MOD_DELETED = 2 } moderation_why_t;
-/* The words, and the word for the log ("kicked", "locked", "deleted"),
- * of why (a number another node sent: a kick's when not known). */
-const char *moderation_why_msg(int64_t why);
-const char *moderation_why_word(int64_t why);
-/* After a kick, a lock or a delete here: the other nodes close the
- * account's connections, told why. */
-void moderation_kick_nodes(server_t *s, int64_t user_id, moderation_why_t why);
+/* Why the administrator sends an account's connections off: each its
+ * own event kind to the other nodes (notify.h) and its own words, the
+ * same at every node. */
+typedef enum { MOD_KICKED, MOD_LOCKED, MOD_DELETED, MOD_RENAMED } moderation_why_t;
+/* The words an account's connections are told, why's, into out (n
+ * bytes): a rename's name the new name (unused for the others). */
+void moderation_why_words(moderation_why_t why, const char *name, char *out, size_t n);
+/* The word for the log: "kicked", "locked", "deleted", "renamed". */
+const char *moderation_why_word(moderation_why_t why);
+/* After a kick, a lock, a delete or a rename (name: the new name) here:
+ * the other nodes send the account's connections off, told why. */
+void moderation_send_off_nodes(server_t *s, int64_t user_id, moderation_why_t why,
+                               const char *name);
 /* Home, told by another node: the stored bans and mutes read again,
  * replacing these, then every connection here from an address banned
  * now is told and closed (on every loop). */
 void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int64_t b);
-/* Home, told by another node: every connection here of account user_id
- * is told why (b, moderation_why_t) and closed (its game kept for it,
- * its lease let go). */
-void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b);
+/* Home, told by another node (NOTIFY_KICK, NOTIFY_LOCK, NOTIFY_DELETE,
+ * NOTIFY_RENAME; ev->a the account): every connection here of the
+ * account is told why, in this node's words for its kind, and closed,
+ * its websockets too (its game kept for it, its lease let go). A kick
+ * of a build before the other kinds says by its b: 1 locked, 2 deleted. */
+void moderation_sent_off_elsewhere(server_t *home, const notify_event_t *ev);
 
 /* Home, after a gap in hearing other nodes (notify.c): every logged-in
  * connection's account read again, and those deleted or locked meanwhile

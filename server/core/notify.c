@@ -65,8 +65,10 @@ static void logins_heard(server_t *home, const char *to, int64_t a, int64_t b);
  * still means something. A change that tells the others to read rows
  * again (bans, mutes, mail, chat-off, a question about it) means the
  * same however late, and another copy of it costs one read: 10 minutes.
- * A kick is the administrator's "off now": a minute late it would send
- * off someone who came back after it (a ban keeps one off). An end and
+ * A kick (a lock, a delete, a rename) is the administrator's "off now":
+ * a minute late it would send off someone who came back after it (a ban
+ * keeps one off; a lock or delete missed is found by the accounts' read
+ * after a gap: moderation_recheck_accounts). An end and
  * its answer matter while the asker waits (NODEEND_WAIT_MS): past that
  * the administrator was told there was no answer. A chat line answers
  * what a game shows: 15 s late it reads out of place. A login's end
@@ -89,30 +91,40 @@ _Static_assert(KEEP_KICK_MS <= DB_EVENTS_RESEND_MS && KEEP_CHAT_MS <= DB_EVENTS_
  * back since. */
 #define FRESH_TAKE_MS 1000
 
-/* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
- * TEXT; keep_ms: how long it is kept in the sender's outbox while its
- * write fails (notify_send), 0 for not kept (a takeover's request: its
- * sender asks again while it waits); fresh_ms: how old its row may be
- * when read to be applied, 0 for any age the log keeps. */
+/* What a kind carries after "KIND TO FROM A B". */
+typedef enum {
+    CARRIES_IDS,      /* nothing more */
+    CARRIES_NAME,     /* " NAME": an account's name */
+    CARRIES_NAME_TEXT /* " NAME TEXT": an account's name and its words */
+} carries_t;
+
+/* fn gets the ids, ev_fn the whole event; carries: what follows the ids;
+ * keep_ms: how long it is kept in the sender's outbox while its write
+ * fails (notify_send), 0 for not kept (a takeover's request: its sender
+ * asks again while it waits); fresh_ms: how old its row may be when read
+ * to be applied, 0 for any age the log keeps. */
 static const struct {
     const char *kind;
     notify_fn fn;
     notify_ev_fn ev_fn;
-    bool text;
+    carries_t carries;
     int64_t keep_ms, fresh_ms;
 } KINDS[] = {
-    {NOTIFY_TAKE, lease_give_notified, NULL, false, 0, FRESH_TAKE_MS},
-    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false, KEEP_READ_AGAIN_MS, 0},
-    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false, KEEP_KICK_MS, 0},
-    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, KEEP_READ_AGAIN_MS, 0},
-    {NOTIFY_CHAT, NULL, chat_heard, true, KEEP_CHAT_MS, 0},
-    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, KEEP_READ_AGAIN_MS, 0},
-    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, KEEP_READ_AGAIN_MS, 0},
-    {NOTIFY_END, NULL, nodeend_asked, false, NODEEND_WAIT_MS, 0},
-    {NOTIFY_ENDED, NULL, nodeend_answered, false, NODEEND_WAIT_MS, 0},
-    {NOTIFY_LOGOUT, logout_heard, NULL, false, KEEP_READ_AGAIN_MS, 0},
-    {NOTIFY_PASSWD, passwd_heard, NULL, false, KEEP_READ_AGAIN_MS, 0},
-    {NOTIFY_LOGINS, logins_heard, NULL, false, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_TAKE, lease_give_notified, NULL, CARRIES_IDS, 0, FRESH_TAKE_MS},
+    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_KICK, NULL, moderation_sent_off_elsewhere, CARRIES_IDS, KEEP_KICK_MS, 0},
+    {NOTIFY_LOCK, NULL, moderation_sent_off_elsewhere, CARRIES_IDS, KEEP_KICK_MS, 0},
+    {NOTIFY_DELETE, NULL, moderation_sent_off_elsewhere, CARRIES_IDS, KEEP_KICK_MS, 0},
+    {NOTIFY_RENAME, NULL, moderation_sent_off_elsewhere, CARRIES_NAME, KEEP_KICK_MS, 0},
+    {NOTIFY_MAIL, mail_left_elsewhere, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_CHAT, NULL, chat_heard, CARRIES_NAME_TEXT, KEEP_CHAT_MS, 0},
+    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_END, NULL, nodeend_asked, CARRIES_IDS, NODEEND_WAIT_MS, 0},
+    {NOTIFY_ENDED, NULL, nodeend_answered, CARRIES_IDS, NODEEND_WAIT_MS, 0},
+    {NOTIFY_LOGOUT, logout_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_PASSWD, passwd_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
+    {NOTIFY_LOGINS, logins_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
@@ -218,11 +230,13 @@ int notify_parse(const char *payload, notify_event_t *ev)
     bool to_ok = strcmp(ev->to, "*") == 0 || config_node_ok(ev->to);
     if (k == NKINDS || !to_ok || !config_node_ok(ev->from) || id_of(a, &ev->a) || id_of(b, &ev->b))
         return -1;
-    if (!KINDS[k].text)
+    if (KINDS[k].carries == CARRIES_IDS)
         return *p ? -1 : 0;
-    if (word(&p, ev->name, sizeof ev->name) || !name_ok(ev->name) || p[-1] != ' ')
+    if (word(&p, ev->name, sizeof ev->name) || !name_ok(ev->name))
         return -1;
-    return text_of(p, ev);
+    if (KINDS[k].carries == CARRIES_NAME)
+        return p[-1] == ' ' ? -1 : 0; /* the name ends the line */
+    return p[-1] == ' ' ? text_of(p, ev) : -1;
 }
 
 int notify_format(const notify_event_t *ev, char *out, size_t n)
@@ -232,9 +246,9 @@ int notify_format(const notify_event_t *ev, char *out, size_t n)
     if (len < 0 || (size_t)len >= n)
         return -1;
     size_t at = (size_t)len;
-    if (ev->text_len == 0)
+    if (!ev->name[0])
         return len;
-    int w = snprintf(out + at, n - at, " %s ", ev->name);
+    int w = snprintf(out + at, n - at, " %s%s", ev->name, ev->text_len ? " " : "");
     if (w < 0 || (size_t)w >= n - at)
         return -1;
     at += (size_t)w;
@@ -666,6 +680,21 @@ void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64
     snprintf(ev.kind, sizeof ev.kind, "%s", kind);
     snprintf(ev.to, sizeof ev.to, "%s", to);
     snprintf(ev.from, sizeof ev.from, "%s", s->cfg.node);
+    send_event(s, &ev);
+}
+
+void notify_send_named(server_t *s, const char *kind, const char *to, int64_t a, int64_t b,
+                       const char *name)
+{
+    notify_event_t ev = {.a = a, .b = b};
+    if (!lease_on(s))
+        return;
+    if (!name_ok(name) || strlen(name) >= sizeof ev.name)
+        return log_error("node event %s not sent: \"%s\" is not an account's name", kind, name);
+    snprintf(ev.kind, sizeof ev.kind, "%s", kind);
+    snprintf(ev.to, sizeof ev.to, "%s", to);
+    snprintf(ev.from, sizeof ev.from, "%s", s->cfg.node);
+    snprintf(ev.name, sizeof ev.name, "%s", name);
     send_event(s, &ev);
 }
 

@@ -4,10 +4,11 @@
  *
  * An event is a line "KIND TO FROM A B": a kind from the table in
  * notify.c, the node it is for ("*": every node), the node that sent it
- * and two ids; the receiver reads the rows they name. A chat line is the
- * one event that carries its words: "chat * FROM GAME SEQ NAME TEXT",
- * TEXT percent-encoded (every byte but printable ASCII other than '%'),
- * so a payload stays one line of ASCII under DB_NOTIFY_PAYLOAD_MAX.
+ * and two ids; the receiver reads the rows they name. Two kinds carry
+ * words: a rename its account's new name, "rename * FROM ACCOUNT 0 NAME",
+ * and a chat line its sender's name and text, "chat * FROM GAME SEQ NAME
+ * TEXT", TEXT percent-encoded (every byte but printable ASCII other than
+ * '%'), so a payload stays one line of ASCII under DB_NOTIFY_PAYLOAD_MAX.
  * Events a node sends are not read back by it (a chat line is shown once
  * where it is said); it skips those for another node. What a kind does
  * runs on the home loop (a game's on the loop that holds it: shard_post).
@@ -84,13 +85,20 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 /* The event kinds. */
 #define NOTIFY_TAKE      "take"      /* a: game, b: account; its player is at another node now */
 #define NOTIFY_SANCTIONS "sanctions" /* the stored bans or mutes changed */
-#define NOTIFY_KICK      "kick"      /* a: an account sent off, b: why (moderation_why_t) */
-#define NOTIFY_MAIL      "mail"      /* a: an account that has new mail */
-#define NOTIFY_CHAT      "chat"      /* a: game, b: the sender's count; NAME TEXT: a chat line */
-#define NOTIFY_CHAT_OFF  "chatoff"   /* a: game, b: 1 its player turned chat off, 0 on */
-#define NOTIFY_CHAT_ASK  "chatask"   /* a node listening again asks which games have chat off */
-#define NOTIFY_END       "end"   /* a: game, b: account; the administrator ends it (nodeend.h) */
-#define NOTIFY_ENDED     "ended" /* a: game asked of, b: 1 ended, 0 no such game here */
+/* An account's connections sent off by the administrator, each kind
+ * told its own words (moderation.h): a: the account. A kick's b is 0; a
+ * build before lock, delete and rename were kinds of their own sent them
+ * as a kick, b 1 a lock and 2 a delete, still read so. */
+#define NOTIFY_KICK      "kick"
+#define NOTIFY_LOCK      "lock"
+#define NOTIFY_DELETE    "delete"
+#define NOTIFY_RENAME    "rename"  /* NAME: the account's new name */
+#define NOTIFY_MAIL      "mail"    /* a: an account that has new mail */
+#define NOTIFY_CHAT      "chat"    /* a: game, b: the sender's count; NAME TEXT: a chat line */
+#define NOTIFY_CHAT_OFF  "chatoff" /* a: game, b: 1 its player turned chat off, 0 on */
+#define NOTIFY_CHAT_ASK  "chatask" /* a node listening again asks which games have chat off */
+#define NOTIFY_END       "end"     /* a: game, b: account; the administrator ends it (nodeend.h) */
+#define NOTIFY_ENDED     "ended"   /* a: game asked of, b: 1 ended, 0 no such game here */
 /* Web logins ended at another node (hooks.h's logins_ended); a login's
  * key is its session's (webgw_login_key), never the cookie nor its hash. */
 #define NOTIFY_LOGOUT    "logout" /* b: the key of a login that logged out */
@@ -103,14 +111,16 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 typedef struct {
     char kind[16], to[64], from[64]; /* to: a node's name or "*"; from: a node's */
     int64_t a, b;
-    /* a chat line's ("" and 0 for the other kinds): who said it (an
-     * account's name) and what, text_len bytes, no control characters */
+    /* an account's name: a rename's new one, a chat line's sender ("" for
+     * the other kinds); a chat line's words ("" and 0 for the others),
+     * text_len bytes, no control characters */
     char name[32];
     char text[NOTIFY_TEXT_MAX + 1];
     size_t text_len;
 } notify_event_t;
 /* payload, "KIND TO FROM A B" (single spaces, a known kind, node names
- * as config_node_ok, ids as decimal numbers) and, for a chat line,
+ * as config_node_ok, ids as decimal numbers) and, for a rename, " NAME"
+ * (an account's name: letters, digits, '_' and '-'), for a chat line,
  * " NAME TEXT" (TEXT as notify_format writes it, nothing else), into ev:
  * 0, or -1 when it is not one (ev then undefined). Any thread. */
 int notify_parse(const char *payload, notify_event_t *ev);
@@ -193,13 +203,17 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
  * the log), and writes them again once the database takes one (tried on
  * the loop's second tick, notify_retry), each while it still means
  * something: an event kept longer than its kind's age limit (notify.c's
- * KINDS: a chat line 15 s, a kick 60 s, an end while its asker waits, a
- * change to read again 10 min) is dropped unwritten, the count said in
- * one line. A takeover's request is not kept: its sender asks again
+ * KINDS: a chat line 15 s, a kick, lock, delete or rename 60 s, an end
+ * while its asker waits, a change to read again 10 min) is dropped
+ * unwritten, the count said in one line. A takeover's request is not kept: its sender asks again
  * while it waits, and a late one could take a game from a player back
  * since. */
 #define NOTIFY_OUTBOX_MAX 4096
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b);
+/* notify_send of a kind that carries an account's name (a rename's new
+ * name): not sent, said in the log, when name is not one. */
+void notify_send_named(server_t *s, const char *kind, const char *to, int64_t a, int64_t b,
+                       const char *name);
 /* Each second (server_tick): while the loop's outbox holds events the
  * database refused, the oldest is written again; once it is, the rest. */
 void notify_retry(server_t *s);

@@ -2,10 +2,12 @@
  * brings it (notify.h): "ID XID " first when notify_split takes them (the
  * event log's numbers, written as read), and "KEY " after them when it
  * is one (32 lower-case hex digits, copied as written), then notify_parse accepts only
- * "KIND TO FROM A B" with a known kind and good node names, plus " NAME TEXT" for a chat line;
- * what it accepts is text that fits its fields, and notify_format writes
+ * "KIND TO FROM A B" with a known kind and good node names, plus " NAME" for a rename and
+ * " NAME TEXT" for a chat line, NAME an account's name; what it accepts is text that fits its
+ * fields, and notify_format writes
  * it back byte for byte. A payload as the log shows it (notify_shown) is one line of printable
  * text of bounded length, whatever its bytes. */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,6 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* one line, single spaces */
     if (ev.text_len > NOTIFY_TEXT_MAX || strlen(ev.name) >= sizeof ev.name)
         abort();
+    for (const char *c = ev.name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+            abort(); /* an account's name: letters, digits, '_' and '-' */
+    if ((ev.text_len > 0) != (strcmp(ev.kind, NOTIFY_CHAT) == 0) ||
+        (ev.name[0] != '\0') !=
+            (strcmp(ev.kind, NOTIFY_CHAT) == 0 || strcmp(ev.kind, NOTIFY_RENAME) == 0))
+        abort(); /* words only where the kind carries them, and always there */
     for (size_t i = 0; i < ev.text_len; i++)
         if ((unsigned char)ev.text[i] < 0x20 || ev.text[i] == 0x7f)
             abort(); /* a chat line never carries control characters */

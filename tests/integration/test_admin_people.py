@@ -7,7 +7,8 @@ import socket
 import subprocess
 import time
 
-from harness import PW, hook, new_game
+from harness import PW, WS, Daemon, Web, admin, hook, new_game, stays_open
+from players import web_session
 from test_admin import admin_path, world  # noqa: F401 (the fixture)
 
 COMMANDS = ["users", "games", "lock", "unlock", "passwd", "announce", "health", "kick", "ban",
@@ -124,7 +125,7 @@ def test_rename(world):
     code, out, err = admin("rename", "kate", "Katrin")
     assert code == 0, err
     assert "renamed kate to Katrin" in out
-    a.wait_for("Your account was renamed: log in again.")
+    a.wait_for("Your account was renamed to Katrin: log in again under that name.")
     d.wait_log(r"admin: rename user=kate to=Katrin")
     assert d.db_rows("SELECT u.name FROM games g JOIN users u ON u.id = g.user WHERE g.id = ?",
                      gid)[0][0] == "Katrin"
@@ -132,6 +133,48 @@ def test_rename(world):
     b.login("Katrin", PW)
     b.send("p")
     d.wait_log(r"game resume user=Katrin")
+
+
+def test_a_renamed_accounts_terminal_and_browser_here_are_told_the_new_name(
+        bindir, clients, tmp_path):
+    """One node: a renamed account's terminal is logged out to the menu,
+    told the new name and to log in under it, and does so there (the old
+    name refused); its websocket is told the same words and closed, and a
+    browser logs in under the new name. Another account's stay."""
+    d = Daemon(bindir, tmp_path / "d", http=True).start()
+    try:
+        web_session(d.http, "Vera", PW)
+        web_session(d.http, "Walt", PW)
+        t, other = clients(d.port).connected(), clients(d.port).connected()
+        t.login("Vera", PW)
+        other.login("Walt", PW)
+        vera, walt = lobby(d, "Vera"), lobby(d, "Walt")
+        assert "renamed Vera to Vesna" in admin(bindir, d, "rename", "vera", "Vesna")
+        words = "Your account was renamed to Vesna: log in again under that name."
+        t.wait_for(words)
+        assert "Logged in as" not in t.text() and not t.eof
+        vera_left = vera.json_until(lambda m: m["t"] == "left", timeout=15)
+        assert vera_left["text"] == words and vera.close_code() == 1008
+        d.wait_log(r"admin: rename user=Vera to=Vesna")
+        t.try_login("Vera", PW)
+        t.wait_for("Unknown name or wrong password.")
+        t.login("Vesna", PW)
+        lobby(d, "Vesna")
+        other.pump(quiet=0.5)
+        assert not other.eof and "renamed" not in other.text(), other.text()
+        stays_open(walt)
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+def lobby(d, name):
+    """A websocket of the lobby, logged in at d as name."""
+    tok = Web(d.http).post("/login", {"name": name, "password": PW}).session
+    assert tok
+    ws = WS(d.http, "/ws/lobby", session=tok)
+    assert ws.json_until(lambda m: m["t"] == "hello")["user"] == name
+    return ws
 
 
 def test_ban_refuses_at_the_door_until_lifted(world):

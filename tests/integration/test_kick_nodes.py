@@ -2,8 +2,14 @@
 daemons on one PostgreSQL schema (WARREN_DB=pg only). A kick at node a
 closes the account's websockets at node b, told the kick's message, and
 leaves another account's open; a ban at a closes b's websockets from the
-banned address (and a's own). The node events log carries each
+banned address (and a's own); a lock, a delete and a rename each travel
+as an event of its own kind and are told in their own words, a rename
+with the new name, to terminals and browsers alike; a lock or delete a
+node of the build before those kinds wrote as a kick with a reason is
+still told as one. The node events log carries each
 (server/core/notify.c, the kicked_elsewhere hook into server/web)."""
+import time
+
 import pytest
 
 from harness import ON_PG, admin
@@ -62,6 +68,71 @@ def test_a_lock_or_delete_at_one_node_tells_the_other_nodes_browsers_so(pair, bi
     told_and_closed(ora, "This account has been deleted.")
     b.wait_log(r"closed 1 websocket \(deleted at another node\)")
     stays_open(pam)
+    kinds = a.db_rows("SELECT payload FROM node_events ORDER BY id")
+    assert [p.split()[0] for (p,) in kinds if p.split()[0] in ("kick", "lock", "delete")] == [
+        "lock", "delete"], kinds
+
+
+def uid_of(d, name):
+    return d.db_rows("SELECT id FROM users WHERE name = ?", name)[0][0]
+
+
+def test_a_rename_at_one_node_tells_the_other_nodes_terminal_and_browser_so(
+        pair, clients, bindir):
+    """An account renamed at a: its terminal and its websocket at b are
+    told it was renamed, to what, and to log in again under that name (not
+    the kick's words), and closed; the new name logs in at b. The event
+    carries the new name. Another account's terminal and websocket stay."""
+    a, b = pair
+    web_session(a.http, "Ivy", PW)
+    web_session(a.http, "Jon", PW)
+    uid = uid_of(a, "Ivy")
+    t, other = clients(b.port).connected(), clients(b.port).connected()
+    t.login("Ivy", PW)
+    other.login("Jon", PW)
+    ivy, jon = lobby(b, login(b, "Ivy"), "Ivy"), lobby(b, login(b, "Jon"), "Jon")
+    assert "renamed Ivy to Ivo" in admin(bindir, a, "rename", "ivy", "Ivo")
+    words = "Your account was renamed to Ivo: log in again under that name."
+    t.wait_for(words, timeout=5)
+    t.wait_exit(timeout=5)
+    assert "disconnected by the administrator" not in t.text()
+    told_and_closed(ivy, words)
+    b.wait_log(r"closed conn=\d+ user=Ivy \(renamed at another node\)")
+    b.wait_log(r"closed 1 websocket \(renamed at another node\)")
+    stays_open(jon)
+    other.pump(quiet=0.5)
+    assert not other.eof and "renamed" not in other.text(), other.text()
+    assert a.db_rows("SELECT payload FROM node_events WHERE payload LIKE 'rename %'") == [
+        (f"rename * a {uid} 0 Ivo",)]
+    clients(b.port).connected().login("Ivo", PW)
+    lobby(b, login(b, "Ivo"), "Ivo")
+
+
+def test_a_lock_or_delete_of_the_previous_build_is_told_as_one(pair, clients):
+    """A node of the build before lock and delete were kinds of their own
+    wrote them as a kick, b 1 for a lock and 2 for a delete (and a rename
+    as a plain kick); its rows, still in the log during a rolling upgrade,
+    are told at b as that node meant them: locked, deleted, a kick."""
+    a, b = pair
+    terms = {}
+    for name in ("Kit", "Lev", "Max", "Ned"):
+        web_session(a.http, name, PW)
+        terms[name] = clients(b.port).connected()
+        terms[name].login(name, PW)
+    time.sleep(1.5)  # b's listener up, its first read of the log made
+    for name, why in (("Kit", 1), ("Lev", 2), ("Max", 0)):
+        a.db_write(("INSERT INTO node_events(xid, origin, at, payload) VALUES "
+                    "(pg_current_xact_id()::text::bigint, 'old', "
+                    "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT), ?)",
+                    (f"kick * old {uid_of(a, name)} {why}",)))
+    for name, words, word in (("Kit", "This account has been locked.", "locked"),
+                              ("Lev", "This account has been deleted.", "deleted"),
+                              ("Max", KICKED, "kicked")):
+        terms[name].wait_for(words, timeout=8)
+        terms[name].wait_exit(timeout=5)
+        b.wait_log(rf"closed conn=\d+ user={name} \({word} at another node\)")
+    terms["Ned"].pump(quiet=0.5)
+    assert not terms["Ned"].eof and "disconnected" not in terms["Ned"].text()
 
 
 def test_a_lock_closes_the_accounts_browsers_at_its_own_node_too(pair, bindir):

@@ -416,7 +416,7 @@ def test_games_on_another_loop_ended_renamed_and_deleted(start_daemon, clients, 
         p.play_keys("j")
         h = hook(d, p, "ivy")
         assert "renamed ivy to Ivo" in admin("rename", "ivy", "Ivo")
-        p.wait_for("Your account was renamed: log in again.")
+        p.wait_for("Your account was renamed to Ivo: log in again under that name.")
         p.wait_for("l) Log in")
         p.login("Ivo", PW)
         p.send("p")

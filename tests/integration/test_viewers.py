@@ -110,7 +110,7 @@ def test_lists_follow_start_move_end_rename(viewed):
     wait_lobby(lobby, ["bert", "mira"])
     # rename: bert's game closes with his session; it comes back as Abel's
     assert "renamed bert to Abel" in admin("rename", "bert", "Abel")
-    players["bert"].wait_for("Your account was renamed: log in again.")
+    players["bert"].wait_for("Your account was renamed to Abel: log in again under that name.")
     wait_list(d, w, ["mira"], any_order=True)
     wait_lobby(lobby, ["mira"])
     a = client()

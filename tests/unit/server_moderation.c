@@ -2,6 +2,28 @@
 #include <check.h>
 #include "moderation.h"
 
+/* Each why has its own words, the same at every node; a rename's name
+ * the new name. */
+START_TEST(each_why_its_words)
+{
+    char msg[160];
+    moderation_why_words(MOD_KICKED, "", msg, sizeof msg);
+    ck_assert_str_eq(msg, "You were disconnected by the administrator.");
+    moderation_why_words(MOD_LOCKED, "", msg, sizeof msg);
+    ck_assert_str_eq(msg, "This account has been locked.");
+    moderation_why_words(MOD_DELETED, "", msg, sizeof msg);
+    ck_assert_str_eq(msg, "This account has been deleted.");
+    moderation_why_words(MOD_RENAMED, "Ivo", msg, sizeof msg);
+    ck_assert_str_eq(msg, "Your account was renamed to Ivo: log in again under that name.");
+    moderation_why_words(MOD_RENAMED, "Ivo", msg, 12);
+    ck_assert_str_eq(msg, "Your accoun"); /* cut, never past out */
+    ck_assert_str_eq(moderation_why_word(MOD_KICKED), "kicked");
+    ck_assert_str_eq(moderation_why_word(MOD_LOCKED), "locked");
+    ck_assert_str_eq(moderation_why_word(MOD_DELETED), "deleted");
+    ck_assert_str_eq(moderation_why_word(MOD_RENAMED), "renamed");
+}
+END_TEST
+
 START_TEST(networks_are_canonical)
 {
     char net[MOD_NET_MAX];
@@ -72,6 +94,7 @@ Suite *suite_server_moderation(void)
     Suite *s = suite_create("server_moderation");
     TCase *t = tcase_create("moderation");
     tcase_add_test(t, networks_are_canonical);
+    tcase_add_test(t, each_why_its_words);
     tcase_add_test(t, bans_match_their_network_until_they_end);
     tcase_add_test(t, mutes_and_durations);
     suite_add_tcase(s, t);

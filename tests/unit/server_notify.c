@@ -36,6 +36,35 @@ START_TEST(events_read_whole)
     ck_assert_int_eq(notify_parse("passwd * a 7 0", &ev), 0);
     ck_assert_int_eq(notify_parse("logins * a 7 0", &ev), 0);
     ck_assert_str_eq(ev.kind, NOTIFY_LOGINS);
+    /* an account sent off, each why a kind of its own; a rename names the new name */
+    ck_assert_int_eq(notify_parse("lock * a 7 0", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_LOCK);
+    ck_assert_int_eq(notify_parse("delete * a 7 0", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_DELETE);
+    ck_assert_int_eq(notify_parse("kick * a 7 2", &ev),
+                     0); /* a delete, as a build before sent it */
+    ck_assert_int_eq(ev.b, 2);
+    ck_assert_int_eq(notify_parse("rename * node-a 7 0 Ivo_2-b", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_RENAME);
+    ck_assert_int_eq(ev.a, 7);
+    ck_assert_str_eq(ev.name, "Ivo_2-b");
+    ck_assert_int_eq(ev.text_len, 0);
+}
+END_TEST
+
+/* A rename's new name comes back as it went, and only it. */
+START_TEST(renames_round_trip)
+{
+    notify_event_t ev = {.kind = NOTIFY_RENAME, .to = "*", .from = "node-a", .a = 12, .b = 0};
+    memset(ev.name, 'x', 31);
+    char line[DB_NOTIFY_PAYLOAD_MAX];
+    ck_assert_int_gt(notify_format(&ev, line, sizeof line), 0);
+    ck_assert_str_eq(line, "rename * node-a 12 0 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    notify_event_t back;
+    ck_assert_int_eq(notify_parse(line, &back), 0);
+    ck_assert_str_eq(back.name, ev.name);
+    ck_assert_int_eq(back.text_len, 0);
+    ck_assert_int_eq(notify_format(&ev, line, 25), -1); /* too small: refused, not cut */
 }
 END_TEST
 
@@ -111,6 +140,17 @@ START_TEST(anything_else_refused)
         "chat * a 1 2 bob %7F",
         "chat * a 1 2 bob 100%", /* a lone '%' */
         "chat * a 1 2 bob %4",
+        "lock * a 1 0 bob",                                /* words for a lock */
+        "delete * a 1 0 bob",                              /* or a delete */
+        "rename * a 1 0",                                  /* a rename with no name */
+        "rename * a 1 0 ",                                 /* an empty name */
+        "rename * a 1 0 bob ",                             /* a trailing space */
+        "rename * a 1 0 bob hi",                           /* words after the name */
+        "rename * a 1 0 b/b",                              /* not an account's name */
+        "rename * a 1 0 b%41b",                            /* nor escaped */
+        "rename * a 1 0 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", /* 32 bytes: too long */
+        "rename * a 1 0 bob\n",
+        "Lock * a 1 0", /* kinds as written, case and all */
     };
     notify_event_t ev;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -375,6 +415,7 @@ Suite *suite_server_notify(void)
     tcase_add_test(t, anything_else_refused);
     tcase_add_test(t, chat_lines_read_whole);
     tcase_add_test(t, chat_lines_round_trip);
+    tcase_add_test(t, renames_round_trip);
     tcase_add_test(t, logged_numbers_split_off);
     tcase_add_test(t, an_event_is_applied_once_in_either_order_however_far_apart);
     tcase_add_test(t, ids_out_of_order);
