@@ -117,10 +117,11 @@ typedef struct hooks {
      * (listening again after a gap): every websocket's login is looked
      * up again. */
     void (*logins_ended[HOOKS_MAX])(server_t *home, hooks_logins_t how, int64_t a, int64_t b);
-    /* Home: another node kicked, locked or deleted an account (user_id)
-     * or banned addresses (user_id 0: those the bans here now refuse):
-     * their websockets here are told msg and close (web/webgw.c); word
-     * says which in the log ("kicked", "locked", "deleted", "banned"). */
+    /* Home: another node kicked, locked, deleted or renamed an account
+     * (user_id) or banned addresses (user_id 0: those the bans here now
+     * refuse): their websockets here are told msg and close (web/webgw.c);
+     * word says which in the log ("kicked", "locked", "deleted",
+     * "renamed", "banned"). */
     void (*kicked_elsewhere[HOOKS_MAX])(server_t *home, int64_t user_id, const char *msg,
                                         const char *word);
     /* Home: mail was left for an account (a terminal at the menu shows

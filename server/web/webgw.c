@@ -1100,7 +1100,7 @@ int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
     return close_socks(srv, &(pick_t){user_id, 0, 0, msg, "closed by the administrator"});
 }
 
-/* A kick, a lock, a delete or a ban at another node
+/* A kick, a lock, a delete, a rename or a ban at another node
  * (hooks_t.kicked_elsewhere): told its words. */
 static void kicked_elsewhere(server_t *srv, int64_t user_id, const char *msg, const char *word)
 {
