@@ -123,6 +123,9 @@ static const opt_t opts[] = {
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, NULL, "enable the state-hash key (tests only)"},
     {"test-lists", OPT_BOOL, S(test_lists), 0, 0, NULL,
      "check the watch list against a rebuild every second (tests only)"},
+    {"test-change-log", OPT_INT, S(test_change_log), 0, 4096, "4096",
+     "N changes a loop's watch-list log holds before it is lost and the list rebuilt, 0 = "
+     "every change lost (tests only; 4096)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0, NULL,
      "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},

@@ -80,6 +80,7 @@ typedef struct {
     char daily_secret[256]; /* its secret's file; "" = the database path + ".daily" */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
     bool test_lists; /* the watch list checked against a rebuild each sync (wlist.c) */
+    int test_change_log; /* changes a loop's watch-list log holds before it is lost (session.c) */
     bool help, version;
 } config_t;
 

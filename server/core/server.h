@@ -46,6 +46,7 @@ struct server {
      * only one running gateways), its mailbox. NULL shards: one loop. */
     struct shards *shards;
     int shard;
+    uint64_t stamp_one; /* shard_stamp's last with one loop (shard.c's) */
     struct mailbox *mbox;
     config_t cfg;
     content_t *content;

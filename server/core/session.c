@@ -113,13 +113,15 @@ static void log_change(session_t *s, bool live)
         return;
     if (!k->changes && !(k->changes = malloc(SESS_CHANGES_MAX * sizeof *k->changes)))
         k->nchanges = SESS_CHANGES_MAX; /* out of memory: lost, below */
-    if (k->nchanges >= SESS_CHANGES_MAX) {
+    if (k->nchanges >= k->cfg.test_change_log) {
         k->changes_lost = true;
         return;
     }
     sess_change_t *ch = &k->changes[k->nchanges++];
-    *ch = (sess_change_t){
-        .game_id = s->game_id, .user_id = s->user_id, .stamp = shard_stamp(k), .live = live};
+    *ch = (sess_change_t){.game_id = s->game_id,
+                          .user_id = s->user_id,
+                          .stamp = live ? s->came_stamp : shard_stamp(k),
+                          .live = live};
     memcpy(ch->user, s->user, sizeof ch->user);
 }
 
@@ -161,6 +163,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     list_push_front(&srv->sessions, &s->node);
     srv->sess_gen++;
     srv->nsessions++;
+    s->came_stamp = shard_stamp(srv); /* taken whether logged or not: a rebuild reads it */
     log_change(s, true);
     return s;
 }

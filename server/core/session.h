@@ -57,6 +57,9 @@ struct session {
      * (the loop's frame grid), else NULL. */
     screen_t *grid, *sent, *before;
     uint64_t started_ms, last_key_ms, detached_ms;
+    /* shard_stamp when it came (session_new; read-only after): orders its
+     * start among every loop's games, for the watch list (wlist.c) */
+    uint64_t came_stamp;
     uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
     bool away;                          /* its player left it live: srv->naway */
@@ -91,9 +94,11 @@ struct session {
 /* A change of one loop's live games, for the watch list: a game came
  * (live) or ended or went (!live). server_t.changes holds them, oldest
  * first, until the watch list reads them (session_changes_clear); past
- * SESS_CHANGES_MAX the log is dropped and marked lost (changes_lost), and
- * its reader rebuilds from the sessions instead. The stamp (shard_stamp)
- * orders the changes of all loops as they happened. */
+ * SESS_CHANGES_MAX (or --test-change-log) the log is dropped and marked
+ * lost (changes_lost), and its reader rebuilds from the sessions instead.
+ * The stamp (shard_stamp) orders the changes of all loops as they
+ * happened; a game's coming is stamped with its came_stamp, which a
+ * rebuild reads from the session, so both place new games alike. */
 typedef struct sess_change {
     int64_t game_id, user_id;
     uint64_t stamp;

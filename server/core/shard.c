@@ -160,7 +160,7 @@ int shard_paused_all(const server_t *any)
 
 uint64_t shard_stamp(server_t *any)
 {
-    return any->shards ? atomic_fetch_add(&any->shards->stamp, 1) + 1 : 0;
+    return any->shards ? atomic_fetch_add(&any->shards->stamp, 1) + 1 : ++any->stamp_one;
 }
 
 int shard_count(const server_t *any)

@@ -50,8 +50,8 @@ void shards_shutdown(server_t *home, void (*done)(server_t *home));
 void shards_free(server_t *home);
 
 /* The next of one count shared by every loop (any thread): of two
- * stamps, the smaller was taken first, whichever loops took them. 0 with
- * one loop (its own order is the only one). */
+ * stamps, the smaller was taken first, whichever loops took them. With
+ * one loop, its own count (its thread only). Never 0. */
 uint64_t shard_stamp(server_t *any);
 
 int shard_count(const server_t *any);

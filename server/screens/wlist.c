@@ -86,20 +86,20 @@ static bool rows_room(wlcache_t *w, size_t more)
 
 /* A row for the game; in its place when sorted, else at the end (a
  * rebuild sorts once). */
-static bool row_add(wlcache_t *w, server_t *k, int64_t game_id, int64_t user_id, const char *user,
-                    bool sorted)
+static bool row_add(wlcache_t *w, server_t *k, const sess_change_t *ch, bool sorted)
 {
     wl_row_t *r = calloc(1, sizeof *r);
-    if (!r || !rows_room(w, 1) || hmap_add(&w->by_game, &r->hn, row_hash(game_id)) < 0) {
+    if (!r || !rows_room(w, 1) || hmap_add(&w->by_game, &r->hn, row_hash(ch->game_id)) < 0) {
         free(r);
         return false;
     }
     r->k = k;
     r->seq = w->next_seq++;
     list_push_back(&w->came, &r->came);
-    r->game_id = game_id;
-    r->user_id = user_id;
-    snprintf(r->user, sizeof r->user, "%s", user);
+    r->game_id = ch->game_id;
+    r->user_id = ch->user_id;
+    r->stamp = ch->stamp;
+    snprintf(r->user, sizeof r->user, "%s", ch->user);
     size_t at = sorted ? row_lower(w, r) : w->n;
     memmove(&w->rows[at + 1], &w->rows[at], (w->n - at) * sizeof *w->rows);
     w->rows[at] = r;
@@ -133,26 +133,109 @@ static void rows_drop(wlcache_t *w)
     w->version++;
 }
 
-/* Every live game of every loop, each loop parked while walked and its
- * change log cleared then: what is logged after is applied on top. */
+/* A game a rebuild found live with no row of its own yet. */
+typedef struct {
+    server_t *k;
+    sess_change_t ch;
+} wl_new_t;
+
+typedef struct {
+    wl_new_t *v;
+    size_t n, cap;
+} wl_news_t;
+
+static bool news_push(wl_news_t *nw, server_t *k, const session_t *s)
+{
+    if (nw->n == nw->cap) {
+        size_t cap = nw->cap * 2 + 64;
+        wl_new_t *v = realloc(nw->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        nw->v = v;
+        nw->cap = cap;
+    }
+    wl_new_t *e = &nw->v[nw->n++];
+    *e = (wl_new_t){k, {.game_id = s->game_id, .user_id = s->user_id, .stamp = s->came_stamp}};
+    memcpy(e->ch.user, s->user, sizeof e->ch.user);
+    return true;
+}
+
+/* The order the games started in, whichever loops they are on. */
+static int news_cmp(const void *pa, const void *pb)
+{
+    const wl_new_t *a = pa, *b = pb;
+    if (a->ch.stamp != b->ch.stamp)
+        return a->ch.stamp < b->ch.stamp ? -1 : 1;
+    if (a->k->shard != b->k->shard)
+        return a->k->shard - b->k->shard;
+    return (a->ch.game_id > b->ch.game_id) - (a->ch.game_id < b->ch.game_id);
+}
+
+/* Loop k's live games (k parked): a row that is still its game's is kept,
+ * the games with none go to nw. False when out of memory. */
+static bool rebuild_loop(wlcache_t *w, server_t *k, wl_news_t *nw)
+{
+    LIST_EACH (it, &k->sessions) {
+        const session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->ended)
+            continue;
+        wl_row_t *r = row_find(w, k, s->game_id, s->user_id);
+        if (r && r->stamp == s->came_stamp)
+            r->kept = true;
+        else if (!news_push(nw, k, s))
+            return false;
+    }
+    return true;
+}
+
+/* The rows not kept taken out, the others left in their order. */
+static void rows_sweep(wlcache_t *w)
+{
+    size_t to = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        wl_row_t *r = w->rows[i];
+        if (r->kept) {
+            w->rows[to++] = r;
+            continue;
+        }
+        hmap_del(&w->by_game, &r->hn);
+        list_remove(&r->came);
+        free(r);
+    }
+    w->n = to;
+}
+
+/* Every live game of every loop, all parked at once (a game that starts
+ * on a loop walked before would be placed after a later one found on a
+ * loop walked after it) and their change logs cleared: what is logged
+ * after is applied on top. The rows whose games are still live keep
+ * their places; the games new to the rows come after them in the order
+ * they started, as the changes would have placed them (wl_apply_all). */
 static bool wl_rebuild(server_t *home, wlcache_t *w)
 {
-    rows_drop(w);
+    wl_news_t nw = {0};
     bool ok = true;
+    for (size_t i = 0; i < w->n; i++)
+        w->rows[i]->kept = false;
+    shards_lock_all(home);
     for (int i = 0; i < shard_count(home); i++) {
         server_t *k = shard_at(home, i);
-        shard_lock(k);
-        ok = ok && rows_room(w, (size_t)k->nsessions);
-        LIST_EACH (it, &k->sessions) {
-            session_t *s = LIST_ITEM(it, session_t, node);
-            if (ok && !s->ended)
-                ok = row_add(w, k, s->game_id, s->user_id, s->user, false);
-        }
+        ok = ok && rebuild_loop(w, k, &nw);
         session_changes_clear(k);
-        shard_unlock(k);
     }
+    shards_unlock_all(home);
+    rows_sweep(w);
+    if (nw.n > 1)
+        qsort(nw.v, nw.n, sizeof *nw.v, news_cmp);
+    ok = ok && rows_room(w, nw.n);
+    for (size_t i = 0; ok && i < nw.n; i++)
+        ok = row_add(w, nw.v[i].k, &nw.v[i].ch, false);
+    free(nw.v);
     if (w->n > 1)
         qsort(w->rows, w->n, sizeof *w->rows, row_pcmp);
+    w->version++;
+    if (!ok)
+        rows_drop(w);
     w->valid = ok;
     return ok;
 }
@@ -162,7 +245,7 @@ static bool wl_apply(wlcache_t *w, server_t *k, const sess_change_t *ch)
 {
     wl_row_t *r = row_find(w, k, ch->game_id, ch->user_id);
     if (ch->live && !r)
-        return row_add(w, k, ch->game_id, ch->user_id, ch->user, true);
+        return row_add(w, k, ch, true);
     if (!ch->live && r)
         row_del(w, r);
     return true;
@@ -215,13 +298,16 @@ static void wl_check(server_t *home, wlcache_t *w)
         }
         shard_unlock(k);
     }
-    bool sorted = true;
+    bool sorted = true, came = true;
     for (size_t i = 1; i < w->n; i++)
         sorted = sorted && row_cmp(w->rows[i - 1], w->rows[i]) <= 0;
-    if (live == w->n && !missing && sorted)
+    for (list_t *it = w->came.next; it != &w->came && it->next != &w->came; it = it->next)
+        came = came &&
+               LIST_ITEM(it, wl_row_t, came)->stamp < LIST_ITEM(it->next, wl_row_t, came)->stamp;
+    if (live == w->n && !missing && sorted && came)
         return;
-    log_error("watch list differs from a rebuild: %zu rows, %zu games live, %zu missing%s", w->n,
-              live, missing, sorted ? "" : ", out of order");
+    log_error("watch list differs from a rebuild: %zu rows, %zu games live, %zu missing%s%s", w->n,
+              live, missing, sorted ? "" : ", out of order", came ? "" : ", out of start order");
     wl_rebuild(home, w);
 }
 

@@ -11,6 +11,11 @@
  * name), each only as far as the viewer's page. Depth and turn are read
  * from every game once a tick while someone looks at those orders.
  *
+ * When a log was lost (or on first use) the rows are rebuilt from the
+ * games: a row whose game is still the one it was keeps its place in the
+ * order they came, the others come after it in the order their games
+ * started (their came_stamp), as the changes would have brought them.
+ *
  * The cost per tick is the changes (games that came or went) and what is
  * shown, not the number of games: 100 viewers of 10,000 games cost no
  * walk. With --test-lists every sync is checked against a rebuild from
@@ -29,10 +34,12 @@
 #include "session.h"
 
 typedef struct wl_row {
-    hnode_t hn;   /* the cache's rows by game */
-    list_t came;  /* the cache's rows in the order they came */
-    uint64_t seq; /* the how-manieth row to come */
-    server_t *k;  /* the loop the game is on */
+    hnode_t hn;     /* the cache's rows by game */
+    list_t came;    /* the cache's rows in the order they came */
+    uint64_t seq;   /* the how-manieth row to come */
+    uint64_t stamp; /* its game's came_stamp (session.h): the order they came in */
+    bool kept;      /* wlist.c's: found live by the rebuild under way */
+    server_t *k;    /* the loop the game is on */
     int64_t game_id, user_id;
     char user[32];
     uint64_t last_key_ms;

@@ -221,6 +221,27 @@ def test_watch_list_places_new_games_in_the_order_they_started(daemon, clients):
     assert [handed(d, n, 1) for n in names] == [1, 0, 1, 0, 1, 0]  # on both loops
 
 
+@pytest.mark.daemon(extra=["--loops", "2", "--test-lists", "--test-change-log", "0"])
+def test_watch_list_rebuilt_places_new_games_in_the_order_they_started(daemon, clients):
+    """The same when every change log is lost (--test-change-log 0: each
+    change drops its loop's log) and the list is rebuilt from the games at
+    every sync: the games new since the last one take their letters in
+    the order they started, not loop by loop, newest first."""
+    d = daemon
+    w = clients(d.port).connected()
+    w.send("w")
+    w.wait_for("Nobody is playing right now.")
+    names = ["otto", "nell", "mave", "lars", "kite", "jude"]
+    ts = [clients(d.port).connected() for _ in names]
+    for t, n in zip(ts, names):
+        t.register(n, PW)
+    for t, n in zip(ts, names):
+        t.send("p")
+        d.wait_log(rf"game start user={n} game=")
+    wait_list(d, w, names)
+    assert [handed(d, n, 1) for n in names] == [1, 0, 1, 0, 1, 0]
+
+
 def test_browser_watches_and_chats_with_a_game_on_another_loop(daemon, clients):
     d = daemon
     t = clients(d.port).connected()

@@ -7,6 +7,9 @@ letter right after such a change, before the next screen could reach it."""
 import re
 import time
 
+import pytest
+
+from harness import PW
 from players import load_players, quit_game, started
 
 ROW = re.compile(r"^\s+([a-pr-z])\) (\S+)(.*)$")
@@ -115,3 +118,23 @@ def test_letters_of_a_later_page_keep_their_games(daemon, clients, bindir):
     w.send("<")
     w.wait_for("page 1/2")
     assert len(rows(w)) == 15 and rows(w)[0][1] == "abe", w.text()
+
+
+@pytest.mark.daemon(extra=["--test-lists", "--test-change-log", "0"])
+def test_games_new_to_a_rebuilt_list_take_letters_in_the_order_they_started(daemon, clients):
+    """Every change log lost (--test-change-log 0), so each sync rebuilds
+    the list from the games: those that started since the last one take
+    the free letters in the order they started, as the changes would have
+    placed them, not in the order the rebuild met them (newest first)."""
+    d = daemon
+    w = clients(d.port).connected()
+    w.send("w")
+    w.wait_for("Nobody is playing right now.")
+    names = ["dora", "cleo", "bert", "ann"]  # by name: the other way round
+    ts = [clients(d.port).connected() for _ in names]
+    for t, n in zip(ts, names):
+        t.register(n, PW)
+    for t, n in zip(ts, names):  # one after another, quickly
+        t.send("p")
+        d.wait_log(rf"game start user={n} game=")
+    wait_rows(w, [(chr(ord("a") + i), n, True) for i, n in enumerate(names)])
