@@ -23,7 +23,9 @@
 # flooding its output against two other players' keys (bench_hosted.py;
 # WARREN_BENCH_BASE=DIR runs it against the build in DIR too). With
 # WARREN_BENCH_ONLY=viewers only the two N=10000 runs and their p99 ratio
-# (viewers_over_plain; the goal is at most 1.2). Network mode
+# (viewers_over_plain; the goal is at most 1.2); WARREN_BENCH_LOOPS=L runs
+# those two daemons with --loops L, unpinned (the loops have both cores,
+# which the load tool and viewers share with them). Network mode
 # (tests/load/bench_net.py, root): the plain N=10000 run again with the
 # daemon and the load tool as two machines, network namespaces joined by
 # a veth pair, each side's receive work on its own core (over loopback a
@@ -165,11 +167,17 @@ if [ "${WARREN_BENCH_10K:-1}" != 1 ]; then
 elif [ "$(ulimit -n)" -lt 10200 ]; then
     echo "# N=10000 skipped: ulimit -n is $(ulimit -n), it needs 10,200"
 else
+    p0=$PIN0 p1=$PIN1
+    if [ "${WARREN_BENCH_LOOPS:-1}" != 1 ]; then
+        PIN0=; PIN1=; DAEMON_EXTRA=(--loops "$WARREN_BENCH_LOOPS")
+        echo "# N=10000 runs with --loops $WARREN_BENCH_LOOPS, unpinned"
+    fi
     run 10000 0 .n10000 10 --detach-all 3 >"$TMP/plain"
     cat "$TMP/plain"
     # the same players while 100 terminals look at the watch list and 10 browsers at the lobby
     run 10000 0 .n10000.viewers 10 --viewers 100 >"$TMP/viewed"
     cat "$TMP/viewed"
+    PIN0=$p0; PIN1=$p1; DAEMON_EXTRA=()
     # the goal (issue 29): viewers change the players' p99 by at most 1.2 times
     # and the daemon's CPU per key answered, which the machine's other load moves less
     ratios viewers viewers_over_plain "$TMP/plain" "$TMP/viewed"
