@@ -137,6 +137,9 @@ struct server {
     struct sess_change *changes;
     int nchanges;
     bool changes_lost;
+    /* Set (session.c) before a change is stamped, cleared with the log: the
+     * watch list parks only loops that have one (wlist.c: wl_sync). */
+    _Atomic bool changes_due;
     /* Bumps when a game's watchers, chat setting or size change (session.c,
      * frames.c): the web gateway tells its watchers only then. */
     uint64_t view_gen;

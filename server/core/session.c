@@ -104,11 +104,20 @@ static void session_unindex(server_t *srv, session_t *s)
     hmap_del(&srv->sess_by_game, &s->by_game);
 }
 
+/* k's log has (or lost) a change: set before the change's stamp is taken,
+ * so a reader that sees it clear (wlist.c: wl_sync) can only miss changes
+ * stamped after what it read. */
+static void change_due(server_t *k)
+{
+    atomic_store(&k->changes_due, true);
+}
+
 /* The watch list hears that s came (live) or ended or went. The log is
  * bounded: nobody may read it for hours; then its reader rebuilds. */
 static void log_change(session_t *s, bool live)
 {
     server_t *k = s->srv;
+    change_due(k);
     if (k->changes_lost)
         return;
     if (!k->changes && !(k->changes = malloc(SESS_CHANGES_MAX * sizeof *k->changes)))
@@ -129,6 +138,7 @@ void session_changes_clear(server_t *k)
 {
     k->nchanges = 0;
     k->changes_lost = false;
+    atomic_store(&k->changes_due, false);
 }
 
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
@@ -163,6 +173,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     list_push_front(&srv->sessions, &s->node);
     srv->sess_gen++;
     srv->nsessions++;
+    change_due(srv);
     s->came_stamp = shard_stamp(srv); /* taken whether logged or not: a rebuild reads it */
     log_change(s, true);
     return s;

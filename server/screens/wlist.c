@@ -251,14 +251,14 @@ static bool wl_apply(wlcache_t *w, server_t *k, const sess_change_t *ch)
     return true;
 }
 
-/* Every loop's change log (all parked) applied to the rows in the order
- * the changes happened, whichever loop each is on: games that came since
- * the last sync come in the order they started (a viewer's page puts
- * them below the others in that order). False when a log was lost (too
- * long unread) and the rows must be rebuilt. */
-static bool wl_apply_all(server_t *home, wlcache_t *w)
+/* The change logs of loops 0..nk-1 (all parked) applied to the rows in
+ * the order the changes happened, whichever loop each is on: games that
+ * came since the last sync come in the order they started (a viewer's
+ * page puts them below the others in that order). False when a log was
+ * lost (too long unread) and the rows must be rebuilt. */
+static bool wl_apply_all(server_t *home, wlcache_t *w, int nk)
 {
-    int nk = shard_count(home), at[LOOPS_MAX] = {0};
+    int at[LOOPS_MAX] = {0};
     bool ok = true, any = false;
     for (int i = 0; i < nk; i++)
         ok = ok && !shard_at(home, i)->changes_lost;
@@ -311,19 +311,34 @@ static void wl_check(server_t *home, wlcache_t *w)
     wl_rebuild(home, w);
 }
 
+/* Whether a loop other than home logged a change since its log was read
+ * (changes_due: set before the change is stamped, so of a loop seen
+ * without one, any change is stamped after every change read now). */
+static bool others_due(server_t *home)
+{
+    for (int i = 1; i < shard_count(home); i++)
+        if (atomic_load(&shard_at(home, i)->changes_due))
+            return true;
+    return false;
+}
+
 /* The loops' changes once a tick, when forced, or when home's own came
- * (home is not parked for them): then the other loops' too, all parked
- * at once, so that a game that came on another loop before one on home
- * is not placed after it. */
+ * (home is not parked for them). When another loop has one, all are
+ * parked at once and applied together, so that a game that came on
+ * another loop before one on home is not placed after it; when none has,
+ * nobody is parked (only home's log is read). */
 static bool wl_sync(server_t *home, wlcache_t *w, bool force)
 {
     if (!w->valid)
         return wl_rebuild(home, w);
-    if (!force && w->synced_tick == home->ticks + 1 && !home->nchanges && !home->changes_lost)
+    if (!force && w->synced_tick == home->ticks + 1 && !atomic_load(&home->changes_due))
         return true;
-    shards_lock_all(home);
-    bool ok = wl_apply_all(home, w);
-    shards_unlock_all(home);
+    bool all = others_due(home);
+    if (all)
+        shards_lock_all(home);
+    bool ok = wl_apply_all(home, w, all ? shard_count(home) : 1);
+    if (all)
+        shards_unlock_all(home);
     if (!ok)
         return wl_rebuild(home, w);
     w->synced_tick = home->ticks + 1;
