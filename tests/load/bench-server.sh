@@ -25,7 +25,9 @@
 # WARREN_BENCH_ONLY=viewers only the two N=10000 runs and their p99 ratio
 # (viewers_over_plain; the goal is at most 1.2); WARREN_BENCH_LOOPS=L runs
 # those two daemons with --loops L, unpinned (the loops have both cores,
-# which the load tool and viewers share with them). Network mode
+# which the load tool and viewers share with them), and WARREN_BENCH_N=N
+# with N players instead of 10,000 (a machine that 10,000 saturate).
+# Network mode
 # (tests/load/bench_net.py, root): the plain N=10000 run again with the
 # daemon and the load tool as two machines, network namespaces joined by
 # a veth pair, each side's receive work on its own core (over loopback a
@@ -117,12 +119,12 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
     stop
 }
 
-ratios() { # ratios SUFFIX NAME PLAIN OTHER: p99 and CPU per key of .n10000.SUFFIX over .n10000
-    awk -v sfx="$1" -v name="$2" '
-        $2 == "server.latency.p99.us.n10000" { a = $3 } $2 == "server.latency.p99.us.n10000." sfx { b = $3 }
-        $2 == "server.cpu_per_key.us.n10000" { c = $3 } $2 == "server.cpu_per_key.us.n10000." sfx { d = $3 }
-        END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.%s.ratio %.2f\n", name, b / a
-              if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.%s.ratio %.2f\n", name, d / c }' "$3" "$4"
+ratios() { # ratios SUFFIX NAME PLAIN OTHER [N]: p99 and CPU per key of .nN.SUFFIX over .nN (10000)
+    awk -v sfx="$1" -v name="$2" -v n="n${5:-10000}" '
+        $2 == "server.latency.p99.us." n { a = $3 } $2 == "server.latency.p99.us." n "." sfx { b = $3 }
+        $2 == "server.cpu_per_key.us." n { c = $3 } $2 == "server.cpu_per_key.us." n "." sfx { d = $3 }
+        END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.%s.%s.ratio %.2f\n", n, name, b / a
+              if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.%s.%s.ratio %.2f\n", n, name, d / c }' "$3" "$4"
 }
 
 ONLY=${WARREN_BENCH_ONLY:-}
@@ -167,20 +169,21 @@ if [ "${WARREN_BENCH_10K:-1}" != 1 ]; then
 elif [ "$(ulimit -n)" -lt 10200 ]; then
     echo "# N=10000 skipped: ulimit -n is $(ulimit -n), it needs 10,200"
 else
-    p0=$PIN0 p1=$PIN1
+    p0=$PIN0 p1=$PIN1 big=10000
+    [ "$ONLY" = viewers ] && big=${WARREN_BENCH_N:-10000}
     if [ "${WARREN_BENCH_LOOPS:-1}" != 1 ]; then
         PIN0=; PIN1=; DAEMON_EXTRA=(--loops "$WARREN_BENCH_LOOPS")
-        echo "# N=10000 runs with --loops $WARREN_BENCH_LOOPS, unpinned"
+        echo "# N=$big runs with --loops $WARREN_BENCH_LOOPS, unpinned"
     fi
-    run 10000 0 .n10000 10 --detach-all 3 >"$TMP/plain"
+    run "$big" 0 ".n$big" 10 --detach-all 3 >"$TMP/plain"
     cat "$TMP/plain"
     # the same players while 100 terminals look at the watch list and 10 browsers at the lobby
-    run 10000 0 .n10000.viewers 10 --viewers 100 >"$TMP/viewed"
+    run "$big" 0 ".n$big.viewers" 10 --viewers 100 >"$TMP/viewed"
     cat "$TMP/viewed"
     PIN0=$p0; PIN1=$p1; DAEMON_EXTRA=()
     # the goal (issue 29): viewers change the players' p99 by at most 1.2 times
     # and the daemon's CPU per key answered, which the machine's other load moves less
-    ratios viewers viewers_over_plain "$TMP/plain" "$TMP/viewed"
+    ratios viewers viewers_over_plain "$TMP/plain" "$TMP/viewed" "$big"
     if [ -z "$ONLY" ]; then # the plain run as two machines (network namespaces)
         /usr/bin/python3 "$NET" "$BIN" 10000 10 >"$TMP/net" || FAILED=1
         cat "$TMP/net"
