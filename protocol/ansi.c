@@ -141,6 +141,32 @@ static bool cell_same(const cell_t *a, const cell_t *b)
     return x == y;
 }
 
+/* Whether cells [x, x + 8) of a and b are the same: one test for eight. */
+static inline bool eight_same(const cell_t *a, const cell_t *b, int x)
+{
+    return memcmp(a + x, b + x, 8 * sizeof(cell_t)) == 0; /* inlined: a few vector ops */
+}
+
+/* The first x in [lo, hi) where rows a and b differ; hi if none. */
+static int first_change(const cell_t *a, const cell_t *b, int lo, int hi)
+{
+    while (lo + 8 <= hi && eight_same(a, b, lo))
+        lo += 8;
+    while (lo < hi && cell_same(&a[lo], &b[lo]))
+        lo++;
+    return lo;
+}
+
+/* The last x in (lo, hi] where rows a and b differ; lo if none. */
+static int last_change(const cell_t *a, const cell_t *b, int lo, int hi)
+{
+    while (hi - 8 >= lo && eight_same(a, b, hi - 7))
+        hi -= 8;
+    while (hi > lo && cell_same(&a[hi], &b[hi]))
+        hi--;
+    return hi;
+}
+
 /* render_cell with a shortcut for the commonest cell: printable ASCII in
  * 256-colour mode needs no table look-up. */
 static inline uint64_t render_fast(const ansi_profile_t *p, bool rich, const cell_t *c)
@@ -737,16 +763,18 @@ static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
     em_raw(e, "\033[K", 3);
 }
 
-/* Row y: cells [lo, hi] of arow and brow may differ. ra and rb are scratch
- * rows for the rendered cells; with arow NULL, ra already holds blanks. */
-static void encode_row(em_t *e, const ansi_profile_t *p, int y, const cell_t *arow,
-                       const cell_t *brow, int lo, int hi, uint64_t *ra, uint64_t *rb)
+/* The cells encode_row reads of a row's change [lo, hi]: a gap overwrite
+ * may reach GAP_MAX cells left of the first change. */
+static int row_first_read(int lo)
 {
-    /* a gap overwrite may reach GAP_MAX cells left of the first change */
-    int r0 = lo > GAP_MAX ? lo - GAP_MAX : 0;
-    if (arow)
-        render_row(p, arow, r0, hi + 1, ra);
-    render_row(p, brow, r0, hi + 1, rb);
+    return lo > GAP_MAX ? lo - GAP_MAX : 0;
+}
+
+/* Row y's change [lo, hi] from ra to rb, both rendered over
+ * [row_first_read(lo), hi]. */
+static void encode_rendered(em_t *e, int y, const cell_t *brow, int lo, int hi, const uint64_t *ra,
+                            const uint64_t *rb)
+{
     int t = e->w; /* b's blank tail starts at t (or before lo) */
     while (t > lo && cell_blank(&brow[t - 1]))
         t--;
@@ -756,6 +784,18 @@ static void encode_row(em_t *e, const ansi_profile_t *p, int y, const cell_t *ar
     encode_span(e, y, ra, rb, lo, x0 <= hi ? x0 : hi + 1);
     if (x0 <= hi)
         encode_tail(e, y, ra, rb, x0, hi + 1);
+}
+
+/* Row y: cells [lo, hi] of arow and brow may differ. ra and rb are scratch
+ * rows for the rendered cells; with arow NULL, ra already holds blanks. */
+static void encode_row(em_t *e, const ansi_profile_t *p, int y, const cell_t *arow,
+                       const cell_t *brow, int lo, int hi, uint64_t *ra, uint64_t *rb)
+{
+    int r0 = row_first_read(lo);
+    if (arow)
+        render_row(p, arow, r0, hi + 1, ra);
+    render_row(p, brow, r0, hi + 1, rb);
+    encode_rendered(e, y, brow, lo, hi, ra, rb);
 }
 
 /* Ends a frame: default pen, ASCII charset, cursor placed and shown or
@@ -1152,17 +1192,32 @@ typedef struct {
 
 static void em_shift_ops(em_t *e, int k, int s, int end, int y);
 
+/* What a frame's two orders share (diff_searched): each changed row's
+ * change and its cells rendered, kept by the first order and read by the
+ * second, and the SGR sequences worked out. Both orders draw the same
+ * rows over the same cells, so the bytes are those of each encoded whole. */
+typedef struct {
+    int n;     /* rows kept, top down */
+    bool kept; /* the first order has run */
+    int lo[ORDER_ROWS], hi[ORDER_ROWS];
+    uint64_t ra[ORDER_ROWS][SCREEN_MAX_W], rb[ORDER_ROWS][SCREEN_MAX_W];
+    sgr_memo_t memo[SGR_MEMOS];
+    uint64_t memo_valid[SGR_MEMOS / 64];
+} frame_rows_t;
+
 /* One frame from a terminal holding acells (a's cells, or their scrolled
  * copy after sc) to b, its rows top down or (up) bottom up; changed[y]: row
- * y of b differs from a's (rows inside sc are compared with acells here). */
+ * y of b differs from a's (rows inside sc are compared with acells here).
+ * fr (no scroll, no shift, at most ORDER_ROWS changed rows): the rows of
+ * the order run before it, or kept for the one after. */
 static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t *acells,
                        const screen_t *b, const bool *changed, const scroll_t *sc,
-                       const shift_t *sh, bool up, buf_t *out)
+                       const shift_t *sh, bool up, frame_rows_t *fr, buf_t *out)
 {
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
     buf_init(&scratch);
-    sgr_memo_t memo[SGR_MEMOS];
+    sgr_memo_t own[SGR_MEMOS], *memo = fr ? fr->memo : own;
     size_t start = out->len;
     frame_begin(p, out);
     bool known =
@@ -1178,6 +1233,8 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
               scrolls(p),
               memo,
               {0}};
+    if (fr)
+        memcpy(e.memo_valid, fr->memo_valid, sizeof e.memo_valid);
     if (sc)
         em_scroll(&e, sc);
     /* every row's shift first, with the default pen: the rows drawn after
@@ -1186,21 +1243,33 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
         if (sh->s[y] >= 0)
             em_shift_ops(&e, sh->k, sh->s[y], sh->e[y], y);
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
-    for (int i = 0; i < b->h; i++) {
+    for (int i = 0, j = 0; i < b->h; i++) {
         int y = up ? b->h - 1 - i : i;
         const cell_t *arow = acells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
         bool shifted = sh && sh->s[y] >= 0;
         bool moved = shifted || (sc && y >= sc->top && y <= sc->bot);
         if (moved ? memcmp(arow, brow, rowb) == 0 : !changed[y])
             continue;
-        int lo = 0, hi = b->w - 1;
-        while (cell_same(&arow[lo], &brow[lo]) && lo < hi)
-            lo++;
-        while (cell_same(&arow[hi], &brow[hi]) && hi > lo)
-            hi--;
-        encode_row(&e, p, y, arow, brow, lo, hi, ra, rb);
+        if (fr && fr->kept) { /* the j-th changed row of this order */
+            int k = up ? fr->n - 1 - j++ : j++;
+            encode_rendered(&e, y, brow, fr->lo[k], fr->hi[k], fr->ra[k], fr->rb[k]);
+            continue;
+        }
+        int lo = first_change(arow, brow, 0, b->w - 1);
+        int hi = last_change(arow, brow, lo, b->w - 1);
+        if (fr && fr->n < ORDER_ROWS && !up) {
+            int k = fr->n++;
+            fr->lo[k] = lo;
+            fr->hi[k] = hi;
+            encode_row(&e, p, y, arow, brow, lo, hi, fr->ra[k], fr->rb[k]);
+        } else
+            encode_row(&e, p, y, arow, brow, lo, hi, ra, rb);
     }
     em_finish(&e, b, false, a->cur_visible);
+    if (fr) {
+        memcpy(fr->memo_valid, e.memo_valid, sizeof fr->memo_valid);
+        fr->kept = !up && fr->n <= ORDER_ROWS;
+    }
     frame_end(p, out, start);
     buf_free(&scratch);
 }
@@ -1299,7 +1368,7 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
     buf_init(&alt);
     scroll_grow(a, b, &sc, moved + n);
     scroll_cells(a, &sc, moved);
-    diff_frame(p, a, moved, b, changed, &sc, NULL, false, &alt);
+    diff_frame(p, a, moved, b, changed, &sc, NULL, false, NULL, &alt);
     keep_shorter(out, start, &alt);
     free(moved);
 }
@@ -1459,11 +1528,7 @@ static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cel
         em_shift_ops(&e, k, s, end, y);
         e.cx = -1, e.cy = y - 1; /* the cells: as if the row had no shift */
     }
-    int lo = 0, hi = w - 1;
-    while (lo < hi && cell_same(&arow[lo], &brow[lo]))
-        lo++;
-    while (hi > lo && cell_same(&arow[hi], &brow[hi]))
-        hi--;
+    int lo = first_change(arow, brow, 0, w - 1), hi = last_change(arow, brow, lo, w - 1);
     if (!cell_same(&arow[lo], &brow[lo]))
         encode_row(&e, t->p, y, arow, brow, lo, hi, ra, rb);
     return t->out.failed ? -1 : (int)t->out.len;
@@ -1478,14 +1543,11 @@ static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cel
 static void shift_plan_row(row_trial_t *t, shift_t *sh, int y, cell_t *row, const cell_t *brow,
                            int w)
 {
-    int k = sh->k, m = k > 0 ? k : -k, lo = 0, hi = w - 1;
+    int k = sh->k, m = k > 0 ? k : -k;
     cell_t arow[SCREEN_MAX_W], tmp[SCREEN_MAX_W];
     sh->s[y] = -1;
     memcpy(arow, row, sizeof(cell_t) * (size_t)w);
-    while (lo < hi && cell_same(&arow[lo], &brow[lo]))
-        lo++;
-    while (hi > lo && cell_same(&arow[hi], &brow[hi]))
-        hi--;
+    int lo = first_change(arow, brow, 0, w - 1), hi = last_change(arow, brow, lo, w - 1);
     int last = -1; /* the last cell of b's that a's row shows k away */
     for (int x = 0; x < w; x++)
         if (x + k >= 0 && x + k < w && !cell_blank(&brow[x]) && cell_same(&brow[x], &arow[x + k]))
@@ -1556,7 +1618,7 @@ static void diff_try_shift(const ansi_profile_t *p, const screen_t *a, const scr
         if (shift_plan(p, sh, a, b, changed, vert ? &sc : NULL, moved) > 0) {
             buf_t alt;
             buf_init(&alt);
-            diff_frame(p, a, moved, b, changed, vert ? &sc : NULL, sh, false, &alt);
+            diff_frame(p, a, moved, b, changed, vert ? &sc : NULL, sh, false, NULL, &alt);
             keep_shorter(out, start, &alt);
         }
     }
@@ -1581,12 +1643,20 @@ static void diff_searched(const ansi_profile_t *p, const screen_t *a, const scre
         first = first < 0 && changed[y] ? y : first;
         n += changed[y];
     }
-    diff_frame(p, a, a->cells, b, changed, NULL, NULL, false, out);
     /* a step upward: the row it left first, then the row the cursor ends on */
-    if (n >= 2 && n <= ORDER_ROWS && b->cur_visible && b->cur_y == first) {
+    bool twice = n >= 2 && n <= ORDER_ROWS && b->cur_visible && b->cur_y == first;
+    frame_rows_t *fr = NULL, rows;
+    if (twice) {
+        rows.n = 0;
+        rows.kept = false;
+        memset(rows.memo_valid, 0, sizeof rows.memo_valid);
+        fr = &rows;
+    }
+    diff_frame(p, a, a->cells, b, changed, NULL, NULL, false, fr, out);
+    if (twice) {
         buf_t alt;
         buf_init(&alt);
-        diff_frame(p, a, a->cells, b, changed, NULL, NULL, true, &alt);
+        diff_frame(p, a, a->cells, b, changed, NULL, NULL, true, fr, &alt);
         keep_shorter(out, start, &alt);
     }
     if (n >= SCROLL_MIN_ROWS && scrolls(p))

@@ -922,6 +922,57 @@ START_TEST(field_moved_both_ways_plays_exactly)
 }
 END_TEST
 
+/* A frame of two to four changed rows with the cursor on the first is
+ * encoded in both orders, the second reading the rows the first kept
+ * (their changes and cells): over random map-like screens, changes at a
+ * row's ends and either side of every eighth column (where the search
+ * for a row's change steps eight cells at a time), the frames
+ * play exactly in libvterm under every profile. */
+START_TEST(step_upward_frames_play_exactly)
+{
+    ansi_profile_t xterm;
+    ansi_profile_for_term(&xterm, "xterm-256color");
+    const ansi_profile_t *profs[] = {&xterm, &P256, &P16, &PREP, &PDEC}; /* ASCII: no lines */
+    static const uint32_t GLYPHS[] = {'@', 'k', '#', '.', ' ', 0x2500, 0x2502, 0xB7};
+    uint64_t x = 0x5EEDull;
+    int twice = 0;
+    for (int n = 0; n < 100; n++) {
+        int w = n % 3 == 0 ? 80 : n % 3 == 1 ? 132 : 9 + (int)(rng_step(&x) % 60);
+        int h = 6 + (int)(rng_step(&x) % 20);
+        pair_t p = pair_new(w, h);
+        random_map(p.b, &x);
+        pair_commit(&p);
+        int rows = 2 + (int)(rng_step(&x) % 3), ys[4], first = h;
+        for (int i = 0; i < rows; i++) {
+            ys[i] = (int)(rng_step(&x) % (uint64_t)h);
+            first = ys[i] < first ? ys[i] : first;
+        }
+        for (int i = 0; i < rows; i++)
+            for (int k = 1 + (int)(rng_step(&x) % 3); k > 0; k--) {
+                uint64_t r = rng_step(&x);
+                int at = r % 4 == 0   ? 0
+                         : r % 4 == 1 ? w - 1
+                         : r % 4 == 2 ? 8 * (int)(r >> 8 & 15) + (int)(r >> 12 & 3) - 1
+                                      : (int)((r >> 16) % (uint64_t)w);
+                at = at < 0 ? 0 : at % w;
+                style_t st = {(uint16_t)(r >> 20 & 1 ? SCREEN_DEFAULT_COLOR : r >> 24 & 15),
+                              SCREEN_DEFAULT_COLOR, (uint8_t)(r >> 28 & 1 ? ATTR_BOLD : 0)};
+                for (int c = at; c < at + 1 + (int)(r >> 32 & 3) && c < w; c++)
+                    screen_put(p.b, c, ys[i], GLYPHS[(r >> 36) % 8], st);
+            }
+        for (size_t i = 0; i < sizeof profs / sizeof profs[0]; i++) {
+            screen_cursor(p.b, (int)(rng_step(&x) % (uint64_t)w), first, true);
+            buf_reset(&p.out);
+            ansi_diff(profs[i], p.a, p.b, &p.out);
+            ck_assert_plays(profs[i], p.a, p.b, &p.out);
+            twice += rows_drawn(p.a, p.b) >= 2;
+        }
+        pair_free(&p);
+    }
+    ck_assert_int_gt(twice, 300); /* most frames took both orders */
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
@@ -954,6 +1005,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, pre_tests_skip_only_searches_that_find_nothing);
     tcase_add_test(t, sideways_field_shifts_every_row_first);
     tcase_add_test(t, field_moved_both_ways_plays_exactly);
+    tcase_add_test(t, step_upward_frames_play_exactly);
     suite_add_tcase(s, t);
     TCase *k = tcase_create("keyframe");
     tcase_add_test(k, keyframe_of_blank_grid);
