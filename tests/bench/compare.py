@@ -80,7 +80,7 @@ def server_figures(bindir, loadtool, n, seconds, tmp, extra=()):
         return bench_lines(r.stdout)
     finally:
         d.terminate()
-        d.wait(30)
+        d.wait(120)  # 10,000 games saved on a busy machine can take over 30 s
 
 
 def one_round(bindir, loadtool, args, tmp):
