@@ -411,10 +411,10 @@ static void health_node(ctl_t *c)
                (unsigned long long)ns.events);
     buf_printf(&c->out,
                "hosted copies: %llu reads asked, %llu unchanged (nothing read), %llu stored, "
-               "%llu held back by copy-rate\n",
+               "%llu held back by copy-rate, %llu put off while written\n",
                (unsigned long long)s->hostcopies.asked, (unsigned long long)s->hostcopies.same,
                (unsigned long long)s->hostcopies.stored,
-               (unsigned long long)s->hostcopies.throttled);
+               (unsigned long long)s->hostcopies.throttled, (unsigned long long)s->hostcopies.busy);
 }
 
 /* Where the home loop's journal appends of the last HEALTH_TIMES_MS spent

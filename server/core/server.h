@@ -67,9 +67,10 @@ struct server {
     struct budget *hosted_cap;
     /* home: running hosted games' copies (hostcopy.c): reads of a
      * player's files asked, answered unchanged (nothing read), stored,
-     * held back by a game's copy-rate */
+     * held back by a game's copy-rate, put off as the files were not
+     * still (a save being written) */
     struct {
-        uint64_t asked, same, stored, throttled;
+        uint64_t asked, same, stored, throttled, busy;
     } hostcopies;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;

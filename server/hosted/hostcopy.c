@@ -260,6 +260,7 @@ struct hostcopy {
     bool over;      /* the last read was over copy-max */
     bool told_skip; /* files not copied were logged */
     bool told_rate; /* a copy held back by copy-rate was logged */
+    bool told_busy; /* a read put off (files not still) was logged */
     uint64_t last;  /* when the last read began (ms) */
     uint64_t wait;  /* ms from then to the next: the last stored copy's budget */
     uint64_t sum;   /* the last stored bundle's checksum (0: none) */
@@ -400,12 +401,37 @@ static void over_cap(hostcopy_t *hc, const char *err)
     put(hc, NULL, 0, -1);
 }
 
+/* A read put off as the files were not still: counted, said once a
+ * game. */
+static void put_off(hostcopy_t *hc, const char *err)
+{
+    hc->srv->hostcopies.busy++;
+    if (hc->told_busy)
+        return;
+    hc->told_busy = true;
+    log_info("hosted files of user=%s game=%s %s: copied once still", hc->player, hc->g->id, err);
+}
+
+/* The read again in HOSTCOPY_RETRY_MS, the last one too (its program
+ * was still at work: hung up, it may be saving). */
+static void retry(hostcopy_t *hc)
+{
+    hc->dirty = true;
+    uv_timer_start(&hc->timer, on_timer, HOSTCOPY_RETRY_MS, 0);
+}
+
 static void on_read(int fd, const char *note, const char *err, void *ud)
 {
     hostcopy_t *hc = ud;
     hc->busy = false;
+    size_t busy_n = strlen(SPAWNER_FILES_BUSY), over_n = strlen(SPAWNER_FILES_OVER);
+    bool busy = err && !strncmp(err, SPAWNER_FILES_BUSY, busy_n);
     if (err && !strcmp(err, SPAWNER_FILES_SAME))
         hc->srv->hostcopies.same++; /* nothing changed: nothing read */
+    else if (busy)
+        put_off(hc, err);
+    else if (err && !strncmp(err, SPAWNER_FILES_OVER, over_n))
+        over_cap(hc, err + over_n);
     else if (err && strstr(err, "larger than"))
         over_cap(hc, err);
     else if (err)
@@ -423,7 +449,9 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
     }
     if (fd >= 0)
         close(fd);
-    if (hc->ending && hc->dirty) /* it ended during that read: one more, the last */
+    if (busy) /* not still (being written): again soon, whether the program draws or not */
+        retry(hc);
+    else if (hc->ending && hc->dirty) /* it ended during that read: one more, the last */
         copy_now(hc);
     else if (hc->ending)
         hc_free(hc);

@@ -16,7 +16,13 @@
  * max(HOSTCOPY_EVERY_MS, B / copy-rate), so a program that rewrites big
  * files all the time writes no more than that to the database (each read
  * held back counted, server.h's hostcopies, and logged once a game); the
- * copy at its end is never held back. Files over the section's copy-max
+ * copy at its end is never held back. While its program runs, only a
+ * still set is copied (spawner.h: SPAWNER_FILES_BUSY): nothing in the
+ * player's directory changed within SPAWNER_FILES_QUIET_MS before the
+ * read nor while it read, so no copy is of a save half written; a read
+ * put off so (counted, hostcopies.busy, and logged once a game) is
+ * asked again every HOSTCOPY_RETRY_MS until one is still, and once the
+ * program ended everything is read. Files over the section's copy-max
  * are not copied: logged, the set marked, the player told at the game's
  * end.
  *
@@ -43,6 +49,7 @@
 typedef struct conn conn_t;
 
 #define HOSTCOPY_EVERY_MS 2000 /* a running game's files are copied at most this often */
+#define HOSTCOPY_RETRY_MS 500  /* ... read again this soon after a read put off */
 
 /* What starts the game once its files are in place (hostgame.c). */
 typedef void hostcopy_go_fn(conn_t *c, const gamecfg_t *g);

@@ -27,6 +27,10 @@
 #define HOSTFILES_NAME_MAX  100 /* bytes of one name in it */
 #define HOSTFILES_DEPTH     6   /* names in a path */
 #define HOSTFILES_HEAD      8   /* magic and count */
+/* entries a walk of a player's directory for a bundle looks at, at most
+ * (files, directories, links: 8 times the files it may hold): past it
+ * the directory is more than a bundle holds, however few are files */
+#define HOSTFILES_WALK_MAX  4096
 
 /* Whether path (len bytes) is a path a bundle may hold. */
 bool hostfiles_path_ok(const char *path, size_t len);

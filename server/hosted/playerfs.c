@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "hostfiles.h"
 #include "log.h"
@@ -469,8 +470,12 @@ typedef int walk_fn(void *ud, int at, const char *name, const char *path, const 
 
 /* Every entry below dirfd (prefix: its path so far), directories entered
  * up to HOSTFILES_DEPTH deep, never through a link; as the fs ids in
- * force. Returns 0, or fn's -1. */
-static int walk(int dirfd, const char *prefix, int depth, walk_fn *fn, void *ud)
+ * force; *seen counts the entries looked at, the walk stopping past
+ * HOSTFILES_WALK_MAX (a program may have made a million). dirs: fn is
+ * called for each directory entered too, before its entries. Returns 0,
+ * PLAYERFS_OVER past that, or what fn returned that was not 0. */
+static int walk(int dirfd, const char *prefix, int depth, unsigned *seen, bool dirs, walk_fn *fn,
+                void *ud)
 {
     int fd = openat(dirfd, ".", DIR_OPEN);
     DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -484,6 +489,10 @@ static int walk(int dirfd, const char *prefix, int depth, walk_fn *fn, void *ud)
     while (ret == 0 && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
+        if (++*seen > HOSTFILES_WALK_MAX) {
+            ret = PLAYERFS_OVER;
+            break;
+        }
         char path[HOSTFILES_PATH_MAX * 2 + 2];
         int n = snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "/" : "", e->d_name);
         bool ok = n > 0 && hostfiles_path_ok(path, (size_t)n);
@@ -491,9 +500,11 @@ static int walk(int dirfd, const char *prefix, int depth, walk_fn *fn, void *ud)
         if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
             continue; /* gone meanwhile */
         if (S_ISDIR(st.st_mode) && ok && depth + 1 < HOSTFILES_DEPTH) {
+            if (dirs && (ret = fn(ud, dirfd, e->d_name, path, &st)) != 0)
+                break;
             int sub = openat(dirfd, e->d_name, DIR_OPEN);
             if (sub >= 0) {
-                ret = walk(sub, path, depth + 1, fn, ud);
+                ret = walk(sub, path, depth + 1, seen, dirs, fn, ud);
                 close(sub);
             }
             continue;
@@ -501,6 +512,67 @@ static int walk(int dirfd, const char *prefix, int depth, walk_fn *fn, void *ud)
         ret = fn(ud, dirfd, e->d_name, ok ? path : "", &st);
     }
     closedir(d);
+    return ret;
+}
+
+/* ---- whether the files are still --------------------------------------------------- */
+
+typedef struct {
+    struct timespec since, until; /* a change at a ctime in between is too recent */
+    char *what;                   /* the first such entry's path */
+    size_t whatlen;
+} still_t;
+
+static bool ts_le(struct timespec a, struct timespec b)
+{
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
+}
+
+static struct timespec ts_add_ms(struct timespec t, int64_t ms)
+{
+    int64_t ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec + ms * 1000000;
+    return (struct timespec){.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+}
+
+/* Whether st changed within s's window. A ctime past its end (the
+ * clock set back since) does not hold a copy back for ever. */
+static bool too_new(const still_t *s, const struct stat *st)
+{
+    return ts_le(s->since, st->st_ctim) && ts_le(st->st_ctim, s->until);
+}
+
+static int still_one(void *ud, int at, const char *name, const char *path, const struct stat *st)
+{
+    still_t *s = ud;
+    (void)at;
+    if (!too_new(s, st))
+        return 0;
+    snprintf(s->what, s->whatlen, "%.100s",
+             *path                ? path
+             : !strcmp(name, ".") ? "the directory"
+                                  : "an entry");
+    return PLAYERFS_BUSY;
+}
+
+/* Whether anything below dirfd (its directories too: an entry made,
+ * removed or renamed in one changes its ctime) changed within quiet_ms
+ * before from: 0, PLAYERFS_BUSY with what changed in err, PLAYERFS_OVER
+ * or -1 as walk says. */
+static int still_since(int dirfd, struct timespec from, uint64_t quiet_ms, char *err, size_t errlen)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char what[128] = "";
+    still_t s = {ts_add_ms(from, -(int64_t)quiet_ms), ts_add_ms(now, (int64_t)quiet_ms), what,
+                 sizeof what};
+    struct stat st;
+    unsigned seen = 0;
+    int ret = fstat(dirfd, &st) < 0 ? -1 : still_one(&s, dirfd, ".", "", &st);
+    if (ret == 0)
+        ret = walk(dirfd, "", 0, &seen, true, still_one, &s);
+    if (ret == PLAYERFS_BUSY)
+        snprintf(err, errlen, "%s changed within %llu ms of the read", what,
+                 (unsigned long long)quiet_ms);
     return ret;
 }
 
@@ -536,7 +608,11 @@ static int collect_one(void *ud, int at, const char *name, const char *path, con
     size_t room = c->b->max - c->b->len, pl = strlen(path);
     if ((uint64_t)st->st_size > room || hostfiles_cost(pl, (size_t)st->st_size) > room) {
         snprintf(c->err, c->errlen, "%s: the files are larger than %zu bytes", path, c->b->max);
-        return -1;
+        return PLAYERFS_OVER;
+    }
+    if (c->b->count >= HOSTFILES_FILES_MAX) {
+        snprintf(c->err, c->errlen, "%s: the files are more than %d", path, HOSTFILES_FILES_MAX);
+        return PLAYERFS_OVER;
     }
     int fd = openat(at, name, O_RDONLY | FILE_OPEN);
     if (fd < 0)
@@ -553,16 +629,31 @@ static int collect_one(void *ud, int at, const char *name, const char *path, con
     return ret;
 }
 
-int playerfs_files_collect(int dirfd, const playerfs_user_t *u, hostfiles_buf_t *b, int *skipped,
-                           char *note, size_t notelen, char *err, size_t errlen)
+int playerfs_files_collect(int dirfd, const playerfs_user_t *u, uint64_t quiet_ms,
+                           hostfiles_buf_t *b, int *skipped, char *note, size_t notelen, char *err,
+                           size_t errlen)
 {
     if (as_user(u) < 0)
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
     collect_t c = {b, 0, note, err, notelen, errlen};
     note[0] = err[0] = '\0';
-    int ret = walk(dirfd, "", 0, collect_one, &c);
+    struct timespec from;
+    clock_gettime(CLOCK_REALTIME, &from);
+    unsigned seen = 0;
+    /* still before (nothing read in vain) and after: so all through */
+    int ret = quiet_ms ? still_since(dirfd, from, quiet_ms, err, errlen) : 0;
+    if (ret == 0)
+        ret = walk(dirfd, "", 0, &seen, false, collect_one, &c);
     int e = errno;
+    if (quiet_ms && ret != PLAYERFS_BUSY) { /* a failure a change made (a file grown) too */
+        char why[200];
+        if (still_since(dirfd, from, quiet_ms, why, sizeof why) == PLAYERFS_BUSY)
+            ret = PLAYERFS_BUSY, snprintf(err, errlen, "%s", why);
+    }
     as_self(u);
+    if (ret == PLAYERFS_OVER && !err[0])
+        snprintf(err, errlen, "more than %d files and directories to look through",
+                 HOSTFILES_WALK_MAX);
     if (ret < 0 && !err[0])
         snprintf(err, errlen, "cannot read the player's directory: %s", strerror(e));
     *skipped = c.skipped;
@@ -632,7 +723,8 @@ int playerfs_files_unpack(int dirfd, const playerfs_user_t *u, const void *bundl
     if (as_user(u) < 0)
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
     prune_t p = {bundle, len, max};
-    walk(dirfd, "", 0, prune_one, &p);
+    unsigned seen = 0; /* past HOSTFILES_WALK_MAX entries, the rest stays */
+    walk(dirfd, "", 0, &seen, false, prune_one, &p);
     int ret = hostfiles_open(&r, bundle, len, max, &n, err, errlen), got;
     while (ret == 0 && (got = hostfiles_next(&r, &f, err, errlen)) > 0)
         if (unpack_one(dirfd, &f) < 0) {

@@ -22,6 +22,7 @@
 #define WARREN_PLAYERFS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "diskuse.h"
 #include "hostfiles.h"
@@ -109,14 +110,25 @@ int playerfs_usage(const playerfs_t *fs, const char *game, const char *dir,
                    const playerfs_user_t *u, uint64_t stop_bytes, uint64_t stop_entries,
                    diskuse_dir_fn *dir_fn, void *ud, diskuse_t *use, char *err, size_t errlen);
 
+/* What playerfs_files_collect returns, besides 0 and -1. */
+#define PLAYERFS_OVER (-2) /* more than a bundle holds */
+#define PLAYERFS_BUSY (-3) /* something changed too recently */
+
 /* The player's files below dirfd (their directory), read as u into b
  * (hostfiles.h): every regular file, walked HOSTFILES_DEPTH deep, never
- * through a link. What is not copied (a link, a FIFO, a name a bundle may
- * not hold) is counted in *skipped, the first said in note. Returns 0, or
- * -1 with err: more than b's max bytes (the message says so), or the
- * directory cannot be read. */
-int playerfs_files_collect(int dirfd, const playerfs_user_t *u, hostfiles_buf_t *b, int *skipped,
-                           char *note, size_t notelen, char *err, size_t errlen);
+ * through a link, looking at HOSTFILES_WALK_MAX entries at most. What is
+ * not copied (a link, a FIFO, a name a bundle may not hold) is counted
+ * in *skipped, the first said in note. With quiet_ms, only a still set
+ * is read: nothing below dirfd (nor dirfd itself) may have changed
+ * (ctime, which no program can set back: a write, a new, removed or
+ * renamed entry) within quiet_ms before the read began, nor while it
+ * read. Returns 0; PLAYERFS_OVER with err: more than b's max bytes,
+ * HOSTFILES_FILES_MAX files or HOSTFILES_WALK_MAX entries; PLAYERFS_BUSY
+ * with err (what changed): not still; or -1 with err (the directory
+ * cannot be read). */
+int playerfs_files_collect(int dirfd, const playerfs_user_t *u, uint64_t quiet_ms,
+                           hostfiles_buf_t *b, int *skipped, char *note, size_t notelen, char *err,
+                           size_t errlen);
 /* The player's directory dirfd made to hold bundle (len bytes, at most
  * max), as u: checked whole first (nothing is touched when it is bad),
  * what dirfd holds that the bundle does not removed (a link itself, never

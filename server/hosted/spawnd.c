@@ -747,8 +747,11 @@ static int write_fd(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
+static kid_t *program_of(spawnd_t *d, const char *game, const char *dir);
+
 /* The player's files (hostfiles.h), as the game's user, into files (a
- * memfd); what was not copied said in note (*len bytes). */
+ * memfd); what was not copied said in note (*len bytes). While the
+ * game's program runs, only a still set (SPAWNER_FILES_BUSY). */
 static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *note, size_t cap,
                            size_t *len, char *err, size_t errlen)
 {
@@ -760,10 +763,17 @@ static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *no
     playerfs_user_t pu = fs_user(&d->cfg->users[game]);
     hostfiles_buf_t b;
     int skipped = 0, ret = hostfiles_buf_init(&b, (size_t)max);
+    uint64_t quiet = program_of(d, m->game, m->dir) ? SPAWNER_FILES_QUIET_MS : 0;
+    char why[200] = "";
     if (ret < 0)
         snprintf(err, errlen, "out of memory");
-    if (ret == 0)
-        ret = playerfs_files_collect(dirfd, &pu, &b, &skipped, note, cap, err, errlen);
+    else if ((ret = playerfs_files_collect(dirfd, &pu, quiet, &b, &skipped, note, cap, why,
+                                           sizeof why)) < 0) /* what warrend tells apart */
+        snprintf(err, errlen, "%s%s",
+                 ret == PLAYERFS_BUSY   ? SPAWNER_FILES_BUSY
+                 : ret == PLAYERFS_OVER ? SPAWNER_FILES_OVER
+                                        : "",
+                 why);
     if (ret == 0 && write_fd(files, b.p, b.len) < 0)
         ret = -1, snprintf(err, errlen, "cannot hold the files: %s", strerror(errno));
     hostfiles_buf_free(&b);
@@ -899,6 +909,12 @@ static void job_answer(spawnd_t *d, kid_t *k, const job_report_t *r, ssize_t n, 
     } else if (!why && n >= 1) {
         char text[300];
         snprintf(text, sizeof text, "%.*s", (int)(n - 1), r->text);
+        kid_t *p = k->st.type == SPAWNMSG_FILES_READ && k->game >= 0 &&
+                           !strncmp(text, SPAWNER_FILES_BUSY, strlen(SPAWNER_FILES_BUSY))
+                       ? program_of(d, d->cfg->games->games[k->game].id, k->disk.dir)
+                       : NULL;
+        if (p) /* nothing copied: the next read reads, whatever changes meanwhile */
+            p->disk.changed = true;
         reply_failed(d, k->st.seq, text);
     } else
         reply_failed(d, k->st.seq, why ? why : "the work on your files failed");

@@ -96,6 +96,20 @@ _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is a
  * nothing was read, no child forked. */
 #define SPAWNER_FILES_SAME "unchanged since the last read"
 
+/* A read's answer (its err) that begins with this: the player's game
+ * runs and something in its directory changed within the last
+ * SPAWNER_FILES_QUIET_MS before the read, or while it read (a save
+ * being written): nothing is copied, the rest says what changed. Ask
+ * again later: only a set that stayed still that long is copied while
+ * its program runs (once it ended, everything is read). */
+#define SPAWNER_FILES_BUSY     "put off: "
+#define SPAWNER_FILES_QUIET_MS 2000
+/* A read's answer that begins with this: the files are more than a copy
+ * holds (copy-max bytes, HOSTFILES_FILES_MAX files, or a directory of
+ * more than HOSTFILES_WALK_MAX entries to look through); the rest says
+ * which. */
+#define SPAWNER_FILES_OVER     "over copy-max: "
+
 /* Whom a game's program runs as. */
 typedef struct {
     bool ok;       /* the game may start; else why says why not */
@@ -240,7 +254,10 @@ typedef void spawner_files_fn(int fd, const char *note, const char *err, void *u
  * caller closes it after this call) written into that directory
  * (playerfs_files_unpack). A read of a running game's directory in
  * which nothing changed since its last read began is answered
- * SPAWNER_FILES_SAME at once (no child); at most SPAWNER_COPIES_MAX reads
+ * SPAWNER_FILES_SAME at once (no child), one of a running game's in which
+ * something changed within SPAWNER_FILES_QUIET_MS SPAWNER_FILES_BUSY
+ * (nothing copied), one of too many files SPAWNER_FILES_OVER; at most
+ * SPAWNER_COPIES_MAX reads
  * wait at once. An rc request's slot and rules: 0, the answer
  * to come to fn (never within this call), or -1 with err (fn is not
  * called). */

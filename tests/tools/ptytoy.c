@@ -21,10 +21,19 @@
  *   mapsaver   the same, its save written only through a shared mapping
  *              of save/state (64 bytes, NUL-padded; msync after each
  *              letter), never by write(2): prints "mapped: [TEXT]" first
- *   churn KB   a game that rewrites its files all the time: every 0.1 s
+ *   slowsaver  saver's game, its save written in place and slowly, as a
+ *              big program writes a big save: save/state ("[TEXT]", then
+ *              dots to SLOWSAVER_BYTES - 4 bytes, then "end\n") made
+ *              empty, its first half written, "half" printed, a second of
+ *              sleep, then the rest; prints "state: [TEXT]" once whole
+ *   churn KB [quiet]
+ *              a game that rewrites its files all the time: every 0.1 s
  *              writes save/big (KB kilobytes, all of them changed) and
  *              save/state ("N", the rewrites so far) and prints "churn N";
- *              on 'q' it writes save/state "end N" and exits
+ *              with quiet it stops writing files for 2.5 s after every 10
+ *              rewrites (still printing "churn N" every 0.1 s), so its
+ *              files are still at times; on 'q' it writes save/state "end
+ *              N" and exits
  *   slow N     writes nothing for N seconds (a big program loading its
  *              data), then runs as keys
  *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
@@ -79,7 +88,7 @@
  *              "umount proc: ok|why", "mount proc: ok|why", then "ls:
  *              NAME ..." (what DIR lists after) and "pids: P ..." (what
  *              /proc lists), then waits for 'q'
- *   fill files|bytes|dirs N [nohup] [late]
+ *   fill files|bytes|dirs N [nohup] [late] [echo]
  *              fills its working directory (the player's), as a program
  *              that would fill the disk: N empty files ("files"), N
  *              files of 1 MB written ("bytes") or N empty directories
@@ -87,7 +96,8 @@
  *              "fill ready" first and "filled N" (or "fill: " and why
  *              not) after, then waits for 'q'. With nohup it ignores
  *              SIGHUP and, once filled, sleeps until it is killed; with
- *              late it waits 3 seconds before it writes
+ *              late it waits 3 seconds before it writes; with echo it
+ *              prints "key N" for each key after (a game that draws)
  *   spill [DIR...]
  *              writes a byte to a new file in each DIR (removed at once),
  *              as a program that would write past its disk cap, then
@@ -364,30 +374,80 @@ static int mapsaver(void)
     return 0;
 }
 
+/* saver's game, its save/state rewritten in place in two halves a
+ * second apart: a copy between them would be half a save. */
+#define SLOWSAVER_BYTES 4096
+static void slowsaver_write(const char *state)
+{
+    char buf[SLOWSAVER_BYTES];
+    int at = snprintf(buf, sizeof buf, "[%s]", state);
+    memset(buf + at, '.', sizeof buf - 4 - (size_t)at);
+    memcpy(buf + sizeof buf - 4, "end\n", 4);
+    mkdir("save", 0700);
+    int fd = open("save/state", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    bool ok = fd >= 0 && write(fd, buf, sizeof buf / 2) == (ssize_t)sizeof buf / 2;
+    out("half\r\n");
+    sleep(1);
+    ok = ok && write(fd, buf + sizeof buf / 2, sizeof buf / 2) == (ssize_t)sizeof buf / 2;
+    if (fd < 0 || close(fd) < 0 || !ok)
+        out("cannot save\r\n");
+}
+
+static int slowsaver(void)
+{
+    char state[SLOWSAVER_BYTES + 1] = "", text[128] = "";
+    int fd = open("save/state", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    state[n > 0 ? n : 0] = 0;
+    sscanf(state, "[%127[a-z]]", text);
+    raw_mode();
+    char line[200];
+    snprintf(line, sizeof line, "restored: [%s]\r\n", text);
+    out(n >= 0 ? line : "nothing saved\r\n");
+    unsigned char b;
+    while (read(0, &b, 1) == 1 && b != 'q') {
+        size_t len = strlen(text);
+        if (b >= 'a' && b <= 'z' && len + 1 < sizeof text) {
+            text[len] = (char)b;
+            text[len + 1] = 0;
+            slowsaver_write(text);
+        }
+        snprintf(line, sizeof line, "state: [%s]\r\n", text);
+        out(line);
+    }
+    return 0;
+}
+
 static int churn(int argc, char **argv)
 {
     if (argc < 3 || atoi(argv[2]) <= 0)
         return 2;
+    bool quiet = argc > 3 && !strcmp(argv[3], "quiet");
     size_t len = (size_t)atoi(argv[2]) * 1024;
     char *big = malloc(len), state[64], line[64];
     if (!big)
         return 1;
     raw_mode();
     mkdir("save", 0700);
-    for (unsigned n = 1;; n++) {
-        memset(big, 'a' + (int)(n % 26), len);
-        snprintf(big, len, "%u", n);
-        int fd = open("save/big", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0 || write(fd, big, len) != (ssize_t)len || close(fd) < 0)
-            out("cannot write\r\n");
-        snprintf(state, sizeof state, "%u", n);
-        saver_write(state);
-        snprintf(line, sizeof line, "churn %u\r\n", n);
+    for (unsigned n = 1, tick = 0;; tick++) {
+        if (!quiet || tick % 35 < 10) { /* quiet: 10 rewrites, then 25 ticks still */
+            memset(big, 'a' + (int)(n % 26), len);
+            snprintf(big, len, "%u", n);
+            int fd = open("save/big", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (fd < 0 || write(fd, big, len) != (ssize_t)len || close(fd) < 0)
+                out("cannot write\r\n");
+            snprintf(state, sizeof state, "%u", n);
+            saver_write(state);
+            n++;
+        }
+        snprintf(line, sizeof line, "churn %u\r\n", n - 1);
         out(line);
         struct pollfd p = {.fd = 0, .events = POLLIN};
         unsigned char b;
         if (poll(&p, 1, 100) == 1 && read(0, &b, 1) == 1 && b == 'q') {
-            snprintf(state, sizeof state, "end %u", n);
+            snprintf(state, sizeof state, "end %u", n - 1);
             saver_write(state);
             free(big);
             return 0;
@@ -996,10 +1056,11 @@ static int fill(int argc, char **argv)
 {
     bool bytes = argc > 2 && !strcmp(argv[2], "bytes");
     bool dirs = argc > 2 && !strcmp(argv[2], "dirs");
-    bool hup = true, late = false;
+    bool hup = true, late = false, echo = false;
     for (int a = 4; a < argc; a++) {
         hup = hup && strcmp(argv[a], "nohup");
         late = late || !strcmp(argv[a], "late");
+        echo = echo || !strcmp(argv[a], "echo");
     }
     int n = argc > 3 ? atoi(argv[3]) : 0, i = 0;
     char line[300];
@@ -1018,7 +1079,12 @@ static int fill(int argc, char **argv)
     out(line);
     if (!hup)
         sleep_forever();
-    return wait_q();
+    char c;
+    for (unsigned k = 1; echo && read(0, &c, 1) == 1 && c != 'q'; k++) {
+        snprintf(line, sizeof line, "key %u\r\n", k);
+        out(line);
+    }
+    return echo ? 0 : wait_q();
 }
 
 enum { HOLD_REMOVED, HOLD_TMPFILE, HOLD_MAPPED };
@@ -1203,15 +1269,16 @@ static const struct {
     int (*plain)(void);
     int (*with)(int argc, char **argv);
 } MODES[] = {
-    {"exit", NULL, exit_with}, {"flood", flood, NULL},         {"nohup", nohup, NULL},
-    {"noread", noread, NULL},  {"draw", draw, NULL},           {"winsize", winsize, NULL},
-    {"report", report, NULL},  {"setsid", leave_behind, NULL}, {"plant", NULL, plant},
-    {"keys", keys, NULL},      {"saver", saver, NULL},         {"mapsaver", mapsaver, NULL},
-    {"xlog", NULL, xlog_row},  {"connect", NULL, connect_to},  {"unix", NULL, unix_abstract},
-    {"peek", peek, NULL},      {"kill", kill_pid, NULL},       {"snoop", NULL, snoop},
-    {"grab", NULL, grab_in},   {"unmount", NULL, unmount_in},  {"fill", NULL, fill},
-    {"spill", NULL, spill},    {"sysv", sysv, NULL},           {"calls", calls, NULL},
-    {"hold", NULL, hold},      {"slow", NULL, slow},           {"churn", NULL, churn},
+    {"exit", NULL, exit_with},      {"flood", flood, NULL},         {"nohup", nohup, NULL},
+    {"noread", noread, NULL},       {"draw", draw, NULL},           {"winsize", winsize, NULL},
+    {"report", report, NULL},       {"setsid", leave_behind, NULL}, {"plant", NULL, plant},
+    {"keys", keys, NULL},           {"saver", saver, NULL},         {"mapsaver", mapsaver, NULL},
+    {"xlog", NULL, xlog_row},       {"connect", NULL, connect_to},  {"unix", NULL, unix_abstract},
+    {"peek", peek, NULL},           {"kill", kill_pid, NULL},       {"snoop", NULL, snoop},
+    {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},  {"fill", NULL, fill},
+    {"spill", NULL, spill},         {"sysv", sysv, NULL},           {"calls", calls, NULL},
+    {"hold", NULL, hold},           {"slow", NULL, slow},           {"churn", NULL, churn},
+    {"slowsaver", slowsaver, NULL},
 };
 
 int main(int argc, char **argv)
@@ -1225,7 +1292,9 @@ int main(int argc, char **argv)
         "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
         "plant RC TARGET NEW|keys|saver|mapsaver|xlog FILE NAME|connect PORT|unix listen|connect "
         "NAME|peek|kill|snoop [DIR...]|"
-        "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late]|spill [DIR...]|sysv|calls|"
-        "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N|churn KB\n");
+        "grab DIR|unmount DIR|fill files|bytes|dirs N [nohup] [late] [echo]|spill "
+        "[DIR...]|sysv|calls|"
+        "hold removed|tmpfile|mapped N [child|orphan|undumpable|inflight]|slow N|churn KB "
+        "[quiet]|slowsaver\n");
     return 2;
 }

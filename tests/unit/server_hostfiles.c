@@ -4,10 +4,13 @@
  * files and bad names planted as a hostile game would. */
 #include <check.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hosted/hostfiles.h"
@@ -179,7 +182,7 @@ START_TEST(files_copy_out_and_in_without_links)
     int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
     ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
     ck_assert_uint_eq(b.count, 2); /* the save and the rc file alone */
     ck_assert_int_eq(skipped, 4);
     ck_assert_ptr_nonnull(strstr(note, "not copied"));
@@ -216,8 +219,115 @@ START_TEST(files_over_the_cap_are_refused_whole)
     int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
     ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, &b, &skipped, note, sizeof note, err, sizeof err), -1);
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err),
+        PLAYERFS_OVER);
     ck_assert_ptr_nonnull(strstr(err, "larger than 4096 bytes"));
+    hostfiles_buf_free(&b);
+    close(fa);
+    gone(a);
+}
+END_TEST
+
+/* Entries named n-NNNNN below fd: empty files, or directories. */
+static void many(int fd, int n, bool dirs)
+{
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s-%05d", dirs ? "d" : "f", i);
+        if (dirs)
+            ck_assert_int_eq(mkdirat(fd, name, 0700), 0);
+        else
+            close(openat(fd, name, O_WRONLY | O_CREAT, 0600));
+    }
+}
+
+/* A new directory (its path in dir) on a tmpfs of its own, where this
+ * test's process may mount one (in a mount namespace of its own: the
+ * disk may take seconds for thousands of entries). */
+static int made_fast_dir(char *dir)
+{
+    close(made_dir(dir));
+    if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+        mount("many", dir, "tmpfs", 0, "mode=0700");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    ck_assert_int_ge(fd, 0);
+    return fd;
+}
+
+START_TEST(a_directory_of_too_many_entries_is_over_and_not_walked_whole)
+{
+    char a[64], note[160];
+    int fa = made_fast_dir(a);
+    hostfiles_buf_t b;
+    int skipped;
+    ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
+    /* more files than a bundle holds */
+    many(fa, HOSTFILES_FILES_MAX + 1, false);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err),
+        PLAYERFS_OVER);
+    ck_assert_ptr_nonnull(strstr(err, "the files are more than 512"));
+    for (int i = 0; i <= HOSTFILES_FILES_MAX; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "f-%05d", i);
+        ck_assert_int_eq(unlinkat(fa, name, 0), 0);
+    }
+    /* no file at all, but more entries than a walk looks at: empty
+     * directories, which no file cap counts */
+    many(fa, HOSTFILES_WALK_MAX + 1, true);
+    hostfiles_buf_free(&b);
+    ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err),
+        PLAYERFS_OVER);
+    ck_assert_str_eq(err, "more than 4096 files and directories to look through");
+    /* one fewer is walked whole */
+    ck_assert_int_eq(unlinkat(fa, "d-00000", AT_REMOVEDIR), 0);
+    hostfiles_buf_free(&b);
+    ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_uint_eq(b.count, 0);
+    hostfiles_buf_free(&b);
+    close(fa);
+    umount2(a, MNT_DETACH);
+    gone(a);
+}
+END_TEST
+
+START_TEST(only_files_still_for_a_while_are_collected)
+{
+    char a[64], note[160];
+    int fa = made_dir(a);
+    ck_assert_int_eq(mkdirat(fa, "save", 0700), 0);
+    put(fa, "save/state", "half");
+    hostfiles_buf_t b;
+    int skipped;
+    ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 300, &b, &skipped, note, sizeof note, err, sizeof err),
+        PLAYERFS_BUSY);
+    ck_assert_msg(strstr(err, "changed within 300 ms of the read"), "%s", err);
+    ck_assert_uint_eq(b.count, 0); /* nothing read */
+    usleep(400 * 1000);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 300, &b, &skipped, note, sizeof note, err, sizeof err),
+        0);
+    ck_assert_uint_eq(b.count, 1);
+    /* a file removed: its directory changed */
+    hostfiles_buf_free(&b);
+    put(fa, "save/old", "x");
+    usleep(400 * 1000);
+    ck_assert_int_eq(unlinkat(fa, "save/old", 0), 0);
+    ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 300, &b, &skipped, note, sizeof note, err, sizeof err),
+        PLAYERFS_BUSY);
+    ck_assert_msg(strstr(err, "save changed within"), "%s", err);
+    /* without quiet_ms (the program ended): read at once */
+    ck_assert_int_eq(
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_uint_eq(b.count, 1);
     hostfiles_buf_free(&b);
     close(fa);
     gone(a);
@@ -233,7 +343,7 @@ START_TEST(a_name_not_copied_is_said_without_its_control_bytes)
     int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
     ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
     ck_assert_int_eq(skipped, 1);
     ck_assert_str_eq(note, "x?2026-01-01T00:00:00.000Z ERROR forged?[2J: a name not allowed: "
                            "not copied");
@@ -318,12 +428,15 @@ Suite *suite_server_hostfiles(void)
 {
     Suite *s = suite_create("server.hostfiles");
     TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 60); /* thousands of entries made and walked, on a busy machine */
     tcase_add_test(t, paths_a_bundle_may_hold);
     tcase_add_test(t, bundles_round_trip);
     tcase_add_test(t, a_bundle_keeps_to_its_caps);
     tcase_add_test(t, bad_bundles_are_refused_with_a_reason);
     tcase_add_test(t, files_copy_out_and_in_without_links);
     tcase_add_test(t, files_over_the_cap_are_refused_whole);
+    tcase_add_test(t, a_directory_of_too_many_entries_is_over_and_not_walked_whole);
+    tcase_add_test(t, only_files_still_for_a_while_are_collected);
     tcase_add_test(t, a_name_not_copied_is_said_without_its_control_bytes);
     tcase_add_test(t, a_bad_bundle_touches_nothing);
     tcase_add_test(t, files_messages_carry_a_descriptor_where_they_must);
