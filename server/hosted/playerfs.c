@@ -642,10 +642,12 @@ int playerfs_files_collect(int dirfd, const playerfs_user_t *u, uint64_t quiet_m
     unsigned seen = 0;
     /* still before (nothing read in vain) and after: so all through */
     int ret = quiet_ms ? still_since(dirfd, from, quiet_ms, err, errlen) : 0;
-    if (ret == 0)
+    bool walked = ret == 0;
+    if (walked)
         ret = walk(dirfd, "", 0, &seen, false, collect_one, &c);
     int e = errno;
-    if (quiet_ms && ret != PLAYERFS_BUSY) { /* a failure a change made (a file grown) too */
+    /* a failure a change made (a file grown) too; a walk past its cap is not walked again */
+    if (quiet_ms && walked && ret != PLAYERFS_BUSY && seen <= HOSTFILES_WALK_MAX) {
         char why[200];
         if (still_since(dirfd, from, quiet_ms, why, sizeof why) == PLAYERFS_BUSY)
             ret = PLAYERFS_BUSY, snprintf(err, errlen, "%s", why);
