@@ -413,10 +413,13 @@ static void put_off(hostcopy_t *hc, const char *err)
 }
 
 /* The read again in HOSTCOPY_RETRY_MS, the last one too (its program
- * was still at work: hung up, it may be saving). */
+ * was still at work: hung up, it may be saving; the loop waits for that
+ * one, as it waits for a read at the spawner). */
 static void retry(hostcopy_t *hc)
 {
     hc->dirty = true;
+    if (hc->ending)
+        uv_ref((uv_handle_t *)&hc->timer);
     uv_timer_start(&hc->timer, on_timer, HOSTCOPY_RETRY_MS, 0);
 }
 

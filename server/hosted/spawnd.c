@@ -93,7 +93,8 @@ typedef struct {
     int nstarts;
     kid_t *jobs[JOBS_MAX]; /* the kids at work on an rc file or xlogfile, the same */
     int njobs;
-    int req_fd; /* the descriptor that came with the request at work, -1: none */
+    int req_fd;          /* the descriptor that came with the request at work, -1: none */
+    uint64_t read_quiet; /* the files read next (a job's fork) must be still this long (ms) */
     uint8_t buf[SPAWNMSG_MAX];
 } spawnd_t;
 
@@ -747,11 +748,10 @@ static int write_fd(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
-static kid_t *program_of(spawnd_t *d, const char *game, const char *dir);
-
 /* The player's files (hostfiles.h), as the game's user, into files (a
  * memfd); what was not copied said in note (*len bytes). While the
- * game's program runs, only a still set (SPAWNER_FILES_BUSY). */
+ * game's program runs (d->read_quiet), only a still set
+ * (SPAWNER_FILES_BUSY). */
 static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *note, size_t cap,
                            size_t *len, char *err, size_t errlen)
 {
@@ -763,7 +763,7 @@ static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *no
     playerfs_user_t pu = fs_user(&d->cfg->users[game]);
     hostfiles_buf_t b;
     int skipped = 0, ret = hostfiles_buf_init(&b, (size_t)max);
-    uint64_t quiet = program_of(d, m->game, m->dir) ? SPAWNER_FILES_QUIET_MS : 0;
+    uint64_t quiet = d->read_quiet;
     char why[200] = "";
     if (ret < 0)
         snprintf(err, errlen, "out of memory");
@@ -822,6 +822,13 @@ static kid_t *program_of(spawnd_t *d, const char *game, const char *dir)
 
 /* A read of a running game's files in whose directory nothing changed
  * since its last read began is answered at once, with no child. */
+/* Whether pid, a child, ended (a zombie not reaped yet). */
+static bool ended(pid_t pid)
+{
+    siginfo_t si = {0};
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
 static void on_files(spawnd_t *d, const spawnmsg_t *m)
 {
     kid_t *k = m->type == SPAWNMSG_FILES_READ ? program_of(d, m->game, m->dir) : NULL;
@@ -829,7 +836,12 @@ static void on_files(spawnd_t *d, const spawnmsg_t *m)
         reply_failed(d, m->seq, SPAWNER_FILES_SAME);
         return;
     }
-    if (job_start(d, m, false) && k)
+    /* while its program runs, only still files; once it ended (its
+     * terminal may tell warrend before its reap), all */
+    d->read_quiet = k && !ended(k->pid) ? SPAWNER_FILES_QUIET_MS : 0;
+    bool started = job_start(d, m, false);
+    d->read_quiet = 0;
+    if (started && k)
         spawndisk_copying(&k->disk);
 }
 
