@@ -6,6 +6,7 @@
  * the operations themselves are db_ops.c, db_records.c and db_admin.c. */
 #include <errno.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -1536,6 +1537,54 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
     return DB_OK;
 }
 
+/* The daily game's secret (db_guard_t.daily_secret): want stored under
+ * meta's 'daily_secret' unless a row is there, and the row's value read
+ * back, in one statement (the conflict's no-op update returns the row that
+ * won). Never printed: the meta rows other than 'id' go nowhere but to
+ * migrate-db's copy. */
+static int claim_daily_secret(db_core_t *db, const char *want, char out[DB_SECRET_HEX + 1],
+                              char *err, size_t errlen)
+{
+    if (strlen(want) != DB_SECRET_HEX || strspn(want, "0123456789abcdef") != DB_SECRET_HEX) {
+        snprintf(err, errlen, "the daily secret to store is not %d hex digits", DB_SECRET_HEX);
+        return DB_ERR;
+    }
+    char sql[256], got[DB_SECRET_HEX + 8] = "";
+    snprintf(sql, sizeof sql,
+             "INSERT INTO meta(key, value) VALUES ('daily_secret', '%s') ON CONFLICT (key) DO "
+             "UPDATE SET value = meta.value RETURNING value",
+             want);
+    int ret = DB_ERR;
+    const char *why = "";
+    if (db->wconn.pg) {
+        ret = db_pg_query_text(&db->wconn, sql, got, sizeof got);
+        why = db->wconn.err;
+    } else {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(db->wconn.h, sql, -1, &st, NULL);
+        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const unsigned char *v = sqlite3_column_text(st, 0);
+            snprintf(got, sizeof got, "%s", v ? (const char *)v : "");
+            ret = DB_OK;
+        }
+        why = sqlite3_errmsg(db->wconn.h);
+        sqlite3_finalize(st);
+    }
+    if (ret != DB_OK) {
+        snprintf(err, errlen, "the daily secret: %s", why);
+        return DB_ERR;
+    }
+    if (strlen(got) != DB_SECRET_HEX || strspn(got, "0123456789abcdef") != DB_SECRET_HEX) {
+        snprintf(err, errlen, "the daily secret the database holds is not %d hex digits",
+                 DB_SECRET_HEX);
+        return DB_ERR;
+    }
+    memcpy(out, got, DB_SECRET_HEX + 1);
+    sodium_memzero(got, sizeof got);
+    sodium_memzero(sql, sizeof sql);
+    return DB_OK;
+}
+
 static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *out, char *err,
                             size_t errlen)
 {
@@ -1563,6 +1612,11 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     db_ids_init(&db->ids, wake_writer, db);
     int ret =
         db_pg_is_url(path) ? open_pg(db, out, err, errlen) : open_sqlite(db, g, out, err, errlen);
+    char secret[DB_SECRET_HEX + 1];
+    if (ret == DB_OK && g && g->daily_secret)
+        ret =
+            claim_daily_secret(db, g->daily_secret, out ? out->daily_secret : secret, err, errlen);
+    sodium_memzero(secret, sizeof secret);
     if (ret == DB_OK)
         ret = start_threads(db, err, errlen);
     if (ret != DB_OK) {

@@ -215,8 +215,9 @@ bool db_process_init(void);
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
 /* ---- open with guards (warrend's start; db_file.c) -------------------------- */
 
-#define DB_ID_MAX   40  /* a database id: 32 hex digits and a NUL */
-#define DB_PATH_MAX 300 /* a database path with "-wal" or ".id" added */
+#define DB_ID_MAX     40  /* a database id: 32 hex digits and a NUL */
+#define DB_PATH_MAX   300 /* a database path with "-wal" or ".id" added */
+#define DB_SECRET_HEX 64  /* the daily game's secret: 32 bytes as lowercase hex */
 
 /* How db_open_guarded treats the file. Whatever the process's umask, a new
  * database is made with mode 0600 (SQLite gives its -wal and -shm files
@@ -228,6 +229,10 @@ typedef struct {
                      finds damaged is refused, one it had no time for is opened */
     bool keep_id; /* the database's id (stored in it) is kept in PATH.id: with PATH.id there,
                      a missing, empty or different database is refused, never made anew */
+    const char *daily_secret; /* the daily game's secret (DB_SECRET_HEX hex digits) stored in
+                                 the database if it holds none yet (one statement: of nodes
+                                 starting at once one wins); the one it holds comes back in
+                                 db_opened_t.daily_secret. NULL: neither */
 } db_guard_t;
 
 enum { DB_CHECK_OFF = 0, DB_CHECK_OK, DB_CHECK_CUT }; /* the quick check: not run, ok, cut short */
@@ -237,10 +242,11 @@ typedef struct {
     bool created;       /* a new, empty database was made */
     bool id_written;    /* PATH.id was written now (a new database, or none kept yet) */
     char id[DB_ID_MAX]; /* the database's id */
-    int check;          /* DB_CHECK_* */
-    int64_t check_ms;   /* how long the quick check ran */
-    int nfixed;         /* files whose mode was narrowed to 0600 */
-    char role_risk[80]; /* PostgreSQL: the role's rights beyond its database
+    char daily_secret[DB_SECRET_HEX + 1]; /* the one the database holds (db_guard_t) */
+    int check;                            /* DB_CHECK_* */
+    int64_t check_ms;                     /* how long the quick check ran */
+    int nfixed;                           /* files whose mode was narrowed to 0600 */
+    char role_risk[80];                   /* PostgreSQL: the role's rights beyond its database
                          * ("SUPERUSER, CREATEROLE"), "" none */
     struct {
         char path[DB_PATH_MAX];

@@ -1,6 +1,7 @@
 /* warrend — the Warren daemon: one libuv loop serving telnet (TCP and a
  * Unix socket) and the web gateway, hosting every live game. See
  * server/core/server.h for the pieces and server/core/config.h for the settings. */
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,9 +186,16 @@ static int server_open(server_t *s)
         return log_error("content: cannot start the script vm"), -1;
     if (spawner_attach(s->spawner, s->loop) < 0)
         return log_error("spawner: cannot watch it on the loop"), -1;
-    if (storage_open(s)) /* the database checked, its id kept, then its cap */
+    char want[DB_SECRET_HEX + 1], held[DB_SECRET_HEX + 1] = "";
+    if (daily_open(s, want)) /* daily-secret's file, or the secret for the database */
         return -1;
-    if (daily_open(s))
+    /* the database checked, its id kept, the daily secret stored once, then its cap */
+    int opened = storage_open(s, want[0] ? want : NULL, held);
+    if (opened == 0 && want[0])
+        opened = daily_keep(s, want, held);
+    sodium_memzero(want, sizeof want);
+    sodium_memzero(held, sizeof held);
+    if (opened)
         return -1;
     if (shard_mailbox_open(s))
         return log_error("loops: out of memory"), -1;

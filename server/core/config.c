@@ -47,8 +47,8 @@ static const opt_t opts[] = {
      "PATH admin control socket, mode 0600 (default: DB.ctl; ./warren.ctl with PostgreSQL)"},
     {"content", OPT_STR, S(content), 0, 0, NULL, "DIR game content (default: the built-in one)"},
     {"daily-secret", OPT_STR, S(daily_secret), 0, 0, NULL,
-     "PATH the daily game's secret, made (0600) when absent (default: DB.daily; ./warren.daily "
-     "with PostgreSQL)"},
+     "PATH the daily game's secret as a file, made (0600) when absent, instead of the one in "
+     "the database (default: none; the database's)"},
     {"grace", OPT_INT, S(grace), 0, 86400 * 7, "600", "SECONDS a detached game stays live (600)"},
     {"games-per-hour", OPT_INT, S(games_per_hour), 0, 10000, "60",
      "N new games of Warren's (and N hosted games' ends) one account may have in an hour, "

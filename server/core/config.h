@@ -77,7 +77,7 @@ typedef struct {
     int peer_queue;        /* bytes queued to one node before frames wait (1 MiB) */
     int peer_max_games;    /* other nodes' games mirrored here at most (4096) */
     /* the daily game (daily.h) */
-    char daily_secret[256]; /* its secret's file; "" = the database path + ".daily" */
+    char daily_secret[256]; /* its secret's file; "" = the one in the database (daily.h) */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
     bool test_lists; /* the watch list checked against a rebuild each sync (wlist.c) */
     int test_change_log; /* changes a loop's watch-list log holds before it is lost (session.c) */

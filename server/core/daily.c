@@ -70,14 +70,12 @@ static ssize_t secret_read(int fd, const char *path, char *buf, size_t cap, char
     return n;
 }
 
-int daily_secret_load(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen)
+/* The secret file at path into key: 1, 0 when there is none, -1 (err). */
+static int secret_read_file(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT) {
-        if (secret_make(path, err, errlen))
-            return -1;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    }
+    if (fd < 0 && errno == ENOENT)
+        return 0;
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
@@ -89,7 +87,17 @@ int daily_secret_load(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, s
         return -1;
     crypto_generichash(key, DAILY_KEY_LEN, (const uint8_t *)buf, (size_t)n, NULL, 0);
     sodium_memzero(buf, sizeof buf);
-    return 0;
+    return 1;
+}
+
+int daily_secret_load(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen)
+{
+    int found = secret_read_file(path, key, err, errlen);
+    if (found == 0 && secret_make(path, err, errlen) == 0)
+        found = secret_read_file(path, key, err, errlen);
+    if (found == 0)
+        snprintf(err, errlen, "%s: gone as soon as made", path);
+    return found == 1 ? 0 : -1;
 }
 
 int daily_secret_path(const config_t *cfg, char *out, size_t outlen)
@@ -98,6 +106,24 @@ int daily_secret_path(const config_t *cfg, char *out, size_t outlen)
             : db_is_server(cfg->db) ? snprintf(out, outlen, "./warren.daily")
                                     : snprintf(out, outlen, "%s.daily", cfg->db);
     return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+int daily_offer(const config_t *cfg, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen)
+{
+    char path[300];
+    if (daily_secret_path(cfg, path, sizeof path)) {
+        snprintf(err, errlen, "the secret's path is too long");
+        return -1;
+    }
+    if (cfg->daily_secret[0])
+        return daily_secret_load(path, key, err, errlen) ? -1 : DAILY_FROM_SET;
+    int found = secret_read_file(path, key, err, errlen);
+    if (found < 0)
+        return -1;
+    if (found)
+        return DAILY_FROM_FILE;
+    randombytes_buf(key, DAILY_KEY_LEN);
+    return DAILY_FROM_NEW;
 }
 
 /* ---- the day and its seed ------------------------------------------------------------ */
@@ -133,13 +159,45 @@ int64_t daily_until_next(int64_t t)
     return 86400 - into;
 }
 
-int daily_open(server_t *srv)
+int daily_open(server_t *srv, char want[DB_SECRET_HEX + 1])
 {
-    char path[300], err[400];
-    if (daily_secret_path(&srv->cfg, path, sizeof path))
-        return log_error("daily: the secret's path is too long"), -1;
-    if (daily_secret_load(path, srv->daily_key, err, sizeof err))
+    char err[400];
+    want[0] = '\0';
+    int from = daily_offer(&srv->cfg, srv->daily_key, err, sizeof err);
+    if (from < 0)
         return log_error("daily: %s", err), -1;
+    srv->daily_from = from;
+    if (from == DAILY_FROM_SET) {
+        log_info("daily: the secret is the file %s (daily-secret), not the database's",
+                 srv->cfg.daily_secret);
+        return 0;
+    }
+    sodium_bin2hex(want, DB_SECRET_HEX + 1, srv->daily_key, DAILY_KEY_LEN);
+    return 0;
+}
+
+int daily_keep(server_t *srv, char want[DB_SECRET_HEX + 1], const char *held)
+{
+    char path[300] = "";
+    daily_secret_path(&srv->cfg, path, sizeof path);
+    bool same = sodium_memcmp(want, held, DB_SECRET_HEX) == 0;
+    sodium_memzero(want, DB_SECRET_HEX + 1);
+    size_t n = 0;
+    if (sodium_hex2bin(srv->daily_key, DAILY_KEY_LEN, held, DB_SECRET_HEX, NULL, &n, NULL) ||
+        n != DAILY_KEY_LEN)
+        return log_error("daily: the database's secret cannot be read"), -1;
+    if (srv->daily_from == DAILY_FROM_FILE && same)
+        log_info("daily: the secret of %s is now kept in the database; the file is no longer "
+                 "read",
+                 path);
+    else if (srv->daily_from == DAILY_FROM_FILE)
+        log_warn("daily: %s differs from the secret the database holds, which is used; the file "
+                 "is no longer read",
+                 path);
+    else if (same)
+        log_info("daily: made a new secret, kept in the database");
+    else
+        log_info("daily: the secret is the database's");
     return 0;
 }
 

@@ -3,10 +3,15 @@
  *
  * The day's seed is a keyed hash (BLAKE2b, libsodium's generichash) of the
  * day's date under the server's secret, so nobody can work out a day's
- * seed, and scout its dungeon, before that day starts. The secret is a
- * file (config daily-secret; default DB.daily beside the database, or
- * ./warren.daily with PostgreSQL) made with 32 random bytes, mode 0600,
- * when absent; nodes sharing a database must share the file.
+ * seed, and scout its dungeon, before that day starts. The secret is kept
+ * in the database (meta's 'daily_secret' row, 32 random bytes stored once
+ * by the first node to start: db_guard_t.daily_secret), so every node on
+ * one database has the same days. An older server's file (DB.daily beside
+ * the database, or ./warren.daily with PostgreSQL), when there, is the
+ * secret stored if the database holds none yet, so its days keep their
+ * seeds; then it is no longer read. A file named by daily-secret wins over
+ * the database (made 0600 when absent): that node uses it, never the
+ * database's.
  *
  * The character is the game's own random pick (chargen: a key that is no
  * choice), made from the seed: the same for everyone. It is the game's
@@ -20,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "conn.h"
+#include "db.h"
 #include "server.h"
 
 #define DAILY_KEY_LEN    32 /* bytes of the key the seed is hashed under */
@@ -34,6 +40,16 @@
 int daily_secret_load(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen);
 /* The path the config names, or its default. 0, or -1 when it does not fit. */
 int daily_secret_path(const config_t *cfg, char *out, size_t outlen);
+
+/* Where daily_offer's key comes from. */
+enum {
+    DAILY_FROM_SET = 1, /* daily-secret's file (made when absent): it wins */
+    DAILY_FROM_FILE,    /* the default file an older server made: stored if the database has none */
+    DAILY_FROM_NEW,     /* random bytes: stored if the database has none */
+};
+/* The key cfg gives before the database is read: a DAILY_FROM_*, or -1
+ * with why in err (daily-secret's file or the default one unreadable). */
+int daily_offer(const config_t *cfg, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen);
 /* The day's seed: a pure function of key and day (YYYY-MM-DD), below 2^63. */
 uint64_t daily_seed(const uint8_t key[DAILY_KEY_LEN], const char *day);
 /* The UTC date of unix time t as YYYY-MM-DD. */
@@ -41,9 +57,14 @@ void daily_date(int64_t t, char out[DAILY_DATE_LEN]);
 /* Seconds from t until the next UTC day starts (1..86400). */
 int64_t daily_until_next(int64_t t);
 
-/* At start (server_open, home loop): the secret into srv->daily_key.
- * 0, or -1 logged. */
-int daily_open(server_t *srv);
+/* At start (server_open, home loop), before the database opens: the key
+ * daily_offer gives into srv->daily_key, and want, the secret to store in
+ * the database if it holds none (hex; "" with daily-secret set: that file
+ * is the secret). 0, or -1 logged. */
+int daily_open(server_t *srv, char want[DB_SECRET_HEX + 1]);
+/* After it opened with want (db_guard_t.daily_secret): held, the secret it
+ * holds, into srv->daily_key; want wiped. 0, or -1 logged. */
+int daily_keep(server_t *srv, char want[DB_SECRET_HEX + 1], const char *held);
 /* The menu's d, the web's /play/daily (home loop, a logged-in c): today's
  * attempt resumed, or started when the account has none, or a clear
  * refusal in the menu (played already, another game in progress). */

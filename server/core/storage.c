@@ -1,5 +1,6 @@
 /* storage — the database's health as the daemon sees it; see storage.h. */
 #include "storage.h"
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -206,14 +207,19 @@ static void log_opened(const server_t *s, const db_opened_t *o)
                  (long long)o->check_ms);
 }
 
-int storage_open(server_t *s)
+int storage_open(server_t *s, const char *daily_secret, char *held)
 {
     char err[1024];
     db_opened_t found;
-    db_guard_t g = {.busy_ms = s->cfg.db_busy_ms, .check_ms = s->cfg.db_check_ms, .keep_id = true};
+    db_guard_t g = {.busy_ms = s->cfg.db_busy_ms,
+                    .check_ms = s->cfg.db_check_ms,
+                    .keep_id = true,
+                    .daily_secret = daily_secret};
     s->db = db_open_guarded(s->loop, s->cfg.db, &g, &found, err, sizeof err);
     if (!s->db)
         return log_error("cannot start: %s", err), -1;
+    memcpy(held, found.daily_secret, DB_SECRET_HEX + 1);
+    sodium_memzero(found.daily_secret, sizeof found.daily_secret);
     log_opened(s, &found);
     storage_init(s);
     if (s->cfg.db_max_size > 0) /* before any other write */

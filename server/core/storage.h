@@ -57,10 +57,12 @@ typedef struct {
 #define STORAGE_STALL_MS 3000 /* a write batch running this long is a stall */
 
 /* Home's start: opens the database (db_open_guarded: made 0600, modes
- * narrowed, the quick check in cfg.db_check_ms, its id kept in PATH.id),
- * logs what it found, storage_init, the cap of cfg.db_max_size. 0, or -1
- * with the reason logged (a refused file: what to do). */
-int storage_open(server_t *home);
+ * narrowed, the quick check in cfg.db_check_ms, its id kept in PATH.id,
+ * daily_secret stored if it holds none and the one it holds in held (DB_SECRET_HEX + 1 bytes),
+ * unless NULL), logs what it found, storage_init, the cap of
+ * cfg.db_max_size. 0, or -1 with the reason logged (a refused file: what
+ * to do). */
+int storage_open(server_t *home, const char *daily_secret, char *held);
 /* The timers; on home (shard 0) the watch of the database too. */
 void storage_init(server_t *s);
 /* Lost or stalled: games show the notice and take no keys. */

@@ -4,17 +4,20 @@ same first screen (one seed, one character), gets one attempt (a second
 is refused, a dropped connection resumes the same one), and the board
 (/daily, /daily/DATE, /api/daily/DATE) ranks the verified games; a past
 day's board links each game's replay, dump and milestones; bad dates are
-refused. The secret the seed is hashed under is a file made 0600. The
-same day is played once more on PostgreSQL (a private cluster)."""
+refused. The secret the seed is hashed under is kept in the database,
+made there once (no file), or taken from an older server's file so its
+days keep their seeds. The same day is played once more on PostgreSQL (a
+private cluster), and by two nodes started in different directories on
+one PostgreSQL: one seed."""
 import datetime
+import hashlib
 import json
-import os
 import re
-import stat
 
 import pytest
 
-from harness import ARTIFACTS, WS, Telnet, Web, browser_script, unique_name
+from harness import ARTIFACTS, ON_PG, WS, Telnet, Web, browser_script, unique_name
+from nodeset import Nodes
 from pgcluster import PgCluster
 
 pytestmark = pytest.mark.daemon(http=True)
@@ -216,14 +219,70 @@ def test_bad_dates_refused(daemon, path, status):
     assert daemon.alive()
 
 
-def test_secret_file_made_private(daemon):
-    """The secret's default file (daily.h): beside the database file, or
-    ./warren.daily with PostgreSQL (the daemon runs in its directory)."""
-    path = daemon.dir / ("warren.daily" if daemon.db_url else "warren.db.daily")
-    st = os.stat(path)
-    assert stat.S_IMODE(st.st_mode) == 0o600
-    assert len(path.read_text().strip()) == 64
-    assert re.fullmatch(r"[0-9a-f]{64}", path.read_text().strip())
+def default_file(d):
+    """Where an older server kept the secret (daily.h): beside the database
+    file, or ./warren.daily with PostgreSQL (the daemon runs in its directory)."""
+    return d.dir / ("warren.daily" if d.db_url else "warren.db.daily")
+
+
+def held_secret(d):
+    rows = d.db_rows("SELECT value FROM meta WHERE key = 'daily_secret'")
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
+def seed_of(key, day):
+    """daily.c's daily_seed: BLAKE2b-64 of the day under the key, below 2^63."""
+    msg = f"warren daily {day}".encode()
+    out = hashlib.blake2b(msg, key=key, digest_size=8).digest()
+    return int.from_bytes(out, "little") & 0x7FFFFFFFFFFFFFFF
+
+
+def daily_seeds(d):
+    return {r[0] for r in d.db_rows("SELECT g.seed FROM daily x JOIN games g ON g.id = x.game "
+                                    "WHERE x.day = ?", today())}
+
+
+def play_and_quit(d, name):
+    t = Telnet(d.port)
+    try:
+        gid, _ = start_daily(d, t, name)
+        quit_game(d, t, name, gid)
+    finally:
+        t.close()
+
+
+def test_secret_kept_in_the_database(daemon):
+    """Made once in the database (32 random bytes): no file, never logged,
+    and today's seed is the one hashed under it."""
+    secret = held_secret(daemon)
+    assert re.fullmatch(r"[0-9a-f]{64}", secret), secret
+    assert not default_file(daemon).exists()
+    play_and_quit(daemon, name_of("ks"))
+    assert daily_seeds(daemon) == {seed_of(bytes.fromhex(secret), today())}
+    assert secret not in daemon.log()
+    assert secret.encode() not in Web(daemon.http).get("/daily").body
+
+
+def test_upgrade_keeps_the_file_secret(start_daemon, tmp_path):
+    """An older server's file is the secret stored when the database holds
+    none: today's seed stays the file's, and stays so once it is gone."""
+    text = "0123456789abcdef" * 4 + "\n"
+    path = tmp_path / "daemon" / ("warren.daily" if ON_PG else "warren.db.daily")
+    path.parent.mkdir()  # the directory start_daemon's first daemon runs in
+    path.write_text(text)
+    path.chmod(0o600)
+    d = start_daemon(http=True)
+    assert default_file(d) == path
+    key = hashlib.blake2b(text.strip().encode(), digest_size=32).digest()
+    assert held_secret(d) == key.hex()
+    play_and_quit(d, name_of("ua"))
+    assert daily_seeds(d) == {seed_of(key, today())}
+    with d.stopped():
+        path.unlink()  # read once: the database keeps it now
+    play_and_quit(d, name_of("ub"))
+    assert daily_seeds(d) == {seed_of(key, today())}
+    assert not path.exists()
 
 
 @pytest.fixture
@@ -251,6 +310,29 @@ def test_daily_game_on_postgresql(pg, start_daemon):
     rows = pg.psql("SELECT count(DISTINCT g.seed), count(*) FROM daily x JOIN games g "
                    "ON g.id = x.game", db="warren")
     assert rows.strip() == "1|2", rows
-    assert (d.dir / "warren.daily").exists()  # beside the daemon: no database file to sit by
+    assert not (d.dir / "warren.daily").exists()  # in the database, not beside the daemon
     status, board = Web(d.http).json("/api/daily")
     assert status == 200 and {r["player"] for r in board["ranked"]} == {a, b}, board
+
+
+def test_nodes_in_other_directories_share_the_day(pg, bindir, tmp_path):
+    """Two nodes on one PostgreSQL, each started in a directory of its own
+    (where an older node made a secret file of its own): one secret, so
+    one seed and the same first screen for a player on either."""
+    with Nodes(bindir, tmp_path, url=pg.create_db("nodes")) as nodes:
+        a = nodes.start("a")
+        b = nodes.start("b")
+        assert a.dir != b.dir
+        ta, tb = Telnet(a.port), Telnet(b.port)
+        na, nb = name_of("na"), name_of("nb")
+        try:
+            ga, screen_a = start_daily(a, ta, na)
+            gb, screen_b = start_daily(b, tb, nb)
+            assert masked(screen_a, na) == masked(screen_b, nb)
+            quit_game(a, ta, na, ga)
+            quit_game(b, tb, nb, gb)
+        finally:
+            ta.close()
+            tb.close()
+        assert len(daily_seeds(a)) == 1, daily_seeds(a)
+        assert held_secret(a) == held_secret(b)
