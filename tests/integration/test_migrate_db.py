@@ -4,8 +4,9 @@ PostgreSQL and back (pgcluster.py's private cluster).
 - every table's rows go over and come back byte for byte (blobs with NUL
   bytes, text beyond ASCII, rows with NULLs, the milestones' order), each
   table's count and checksum printed the same on both sides;
-- warrend on the copy goes on where the file left off: the game resumes
-  with the same hash, a new account and a new game get ids past the copied
+- warrend on the copy goes on where the file left off: the daily game's
+  secret is the same (so are the days' seeds), the game resumes with the
+  same hash, a new account and a new game get ids past the copied
   ones (the identity sequences and game_ids set after the copy);
 - a target holding accounts is refused (nothing changes) unless --replace;
   the same database on both sides, a missing source and a bad address are
@@ -103,9 +104,11 @@ def test_sqlite_to_postgresql_and_back(pg, bindir, tmp_path, start_daemon, clien
     d.stop_clean()
     add_rows(d.db, uid, before["game"], bob)
 
+    secret = d.db_rows("SELECT value FROM meta WHERE key = 'daily_secret'")[0][0]
     url = pg.create_db("copy")
     r = migrate(bindir, d.db, url)
     assert r.returncode == 0, r.stderr
+    assert secret not in r.stdout + r.stderr
     printed = dict(re.findall(r"^(\w+) +(\d+ rows +checksum \w+) +verified$", r.stdout, re.M))
     assert sorted(printed) == sorted(TABLES), r.stdout
     for table in TABLES:
@@ -123,8 +126,11 @@ def test_sqlite_to_postgresql_and_back(pg, bindir, tmp_path, start_daemon, clien
     assert con.execute("SELECT next FROM game_ids").fetchone()[0] > before["game"]
     con.close()
 
-    # warrend on the copy: the game goes on, new rows get new ids
+    # warrend on the copy: the daily game's secret is the file's (its days
+    # keep their seeds), the game goes on, new rows get new ids
     d2 = start_daemon(extra=["--db", url])
+    held = "SELECT value FROM meta WHERE key = 'daily_secret'"
+    assert pg.psql(held, db="copy").strip() == secret
     t2 = clients(d2.port).connected()
     t2.login("alice", PW)
     t2.send("p")
