@@ -349,12 +349,49 @@ START_TEST(writer_state_shows_a_batch_running)
 }
 END_TEST
 
+/* The daily secret (db_guard_t.daily_secret) stored in the file once: a
+ * second opening with another is given the first, and so is one after a
+ * reopening; an opening without one leaves it. */
+START_TEST(daily_secret_stored_once)
+{
+    char dir[64], path[128], err[256];
+    temp_db(dir, sizeof dir, path, sizeof path);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    const char *a = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const char *b = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+    db_guard_t ga = GUARD, gb = GUARD;
+    ga.daily_secret = a;
+    gb.daily_secret = b;
+    db_opened_t o;
+    db_t *x = db_open_guarded(&loop, path, &ga, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, a);
+    db_t *y = db_open_guarded(&loop, path, &gb, &o, err, sizeof err);
+    ck_assert_msg(y != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, a);
+    close_db(&loop, y);
+    close_db(&loop, x);
+    x = open_guarded(&loop, path, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, "");
+    close_db(&loop, x);
+    x = db_open_guarded(&loop, path, &gb, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, a);
+    close_db(&loop, x);
+    uv_loop_close(&loop);
+    rm_dir(dir);
+}
+END_TEST
+
 Suite *suite_db_file(void)
 {
     Suite *s = suite_create("db_file");
     TCase *tc = tcase_create("file");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, new_files_are_0600_whatever_the_umask);
+    tcase_add_test(tc, daily_secret_stored_once);
     tcase_add_test(tc, kept_id_refuses_a_missing_empty_or_other_database);
     tcase_add_test(tc, quick_check_refuses_damage_and_keeps_its_budget);
     tcase_add_test(tc, deleted_file_is_seen_and_fenced);

@@ -1331,6 +1331,36 @@ START_TEST(a_read_of_the_log_takes_only_what_it_keeps)
 }
 END_TEST
 
+/* Two nodes starting on one database, each with a daily secret of its own
+ * to store (db_guard_t.daily_secret): the first stored is the one both
+ * are given, and a secret that is no hex is refused. */
+START_TEST(two_nodes_are_given_one_daily_secret)
+{
+    fx_t f;
+    pg_open(&f);
+    char err[256];
+    const char *a = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const char *b = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+    db_guard_t ga = {.daily_secret = a}, gb = {.daily_secret = b};
+    db_opened_t oa, ob;
+    db_t *x = db_open_guarded(&f.loop, f.path, &ga, &oa, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    db_t *y = db_open_guarded(&f.loop, f.path, &gb, &ob, err, sizeof err);
+    ck_assert_msg(y != NULL, "%s", err);
+    ck_assert_str_eq(oa.daily_secret, a);
+    ck_assert_str_eq(ob.daily_secret, a);
+    ck_assert_int_eq(fx_pg_count(f.path, "SELECT count(*) FROM meta WHERE key = 'daily_secret'"),
+                     1);
+    db_guard_t bad = {.daily_secret = "0123456789abcdeX"};
+    ck_assert_ptr_null(db_open_guarded(&f.loop, f.path, &bad, &ob, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "daily secret"));
+    db_close(x);
+    db_close(y);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -1339,6 +1369,7 @@ Suite *suite_db_pg(void)
     TCase *t = tcase_create("postgresql");
     tcase_set_timeout(t, 30); /* a reconnect's test waits a connect_timeout once */
     tcase_add_test(t, statements_are_translated_for_postgresql);
+    tcase_add_test(t, two_nodes_are_given_one_daily_secret);
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
