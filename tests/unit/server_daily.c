@@ -104,6 +104,38 @@ START_TEST(secret_given_loose_short_link)
 }
 END_TEST
 
+/* What daily_offer gives before the database is read: daily-secret's file
+ * (made when absent); else an older server's default file (DB.daily),
+ * read, never made; else random bytes, each time others. */
+START_TEST(secret_offered_from_set_file_or_new)
+{
+    config_t cfg = {0};
+    char db[200], deflt[220], set[200], err[300];
+    tmp_path(db, sizeof db, "w.db");
+    snprintf(deflt, sizeof deflt, "%s.daily", db);
+    unlink(deflt);
+    snprintf(cfg.db, sizeof cfg.db, "%s", db);
+    uint8_t a[DAILY_KEY_LEN], b[DAILY_KEY_LEN];
+    ck_assert_int_eq(daily_offer(&cfg, a, err, sizeof err), DAILY_FROM_NEW);
+    ck_assert_int_eq(access(deflt, F_OK), -1); /* no file made */
+    ck_assert_int_eq(daily_offer(&cfg, b, err, sizeof err), DAILY_FROM_NEW);
+    ck_assert(memcmp(a, b, DAILY_KEY_LEN) != 0);
+    write_file(deflt, "an older server's secret\n", 0600);
+    ck_assert_int_eq(daily_offer(&cfg, a, err, sizeof err), DAILY_FROM_FILE);
+    ck_assert_int_eq(daily_secret_load(deflt, b, err, sizeof err), 0);
+    ck_assert_mem_eq(a, b, DAILY_KEY_LEN); /* the file's own key: its days keep their seeds */
+    write_file(deflt, "short\n", 0600);
+    ck_assert_int_eq(daily_offer(&cfg, a, err, sizeof err), -1);
+    unlink(deflt);
+    tmp_path(set, sizeof set, "set");
+    snprintf(cfg.daily_secret, sizeof cfg.daily_secret, "%s", set);
+    ck_assert_int_eq(daily_offer(&cfg, a, err, sizeof err), DAILY_FROM_SET);
+    ck_assert_int_eq(daily_secret_load(set, b, err, sizeof err), 0); /* made, and read */
+    ck_assert_mem_eq(a, b, DAILY_KEY_LEN);
+    unlink(set);
+}
+END_TEST
+
 START_TEST(utc_day)
 {
     char day[DAILY_DATE_LEN];
@@ -146,6 +178,7 @@ Suite *suite_server_daily(void)
     tcase_add_test(t, seed_changes_with_secret_and_day);
     tcase_add_test(t, secret_made_once_0600);
     tcase_add_test(t, secret_given_loose_short_link);
+    tcase_add_test(t, secret_offered_from_set_file_or_new);
     tcase_add_test(t, utc_day);
     tcase_add_test(t, date_in_urls);
     suite_add_tcase(s, t);
