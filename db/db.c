@@ -1537,52 +1537,70 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
     return DB_OK;
 }
 
-/* The daily game's secret (db_guard_t.daily_secret): want stored under
- * meta's 'daily_secret' unless a row is there, and the row's value read
- * back, in one statement (the conflict's no-op update returns the row that
- * won). Never printed: the meta rows other than 'id' go nowhere but to
- * migrate-db's copy. */
+/* One text of sql's one row on the writer's connection (either dialect):
+ * DB_OK, or DB_ERR with why in err. */
+static int query_one(db_core_t *db, const char *sql, char *out, size_t n, char *err, size_t errlen)
+{
+    int ret = DB_ERR;
+    out[0] = '\0';
+    if (db->wconn.pg) {
+        ret = db_pg_query_text(&db->wconn, sql, out, n);
+        if (ret != DB_OK)
+            snprintf(err, errlen, "the daily secret: %s", db->wconn.err);
+        return ret;
+    }
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->wconn.h, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *v = sqlite3_column_text(st, 0);
+        snprintf(out, n, "%s", v ? (const char *)v : "");
+        ret = DB_OK;
+    } else {
+        snprintf(err, errlen, "the daily secret: %s", sqlite3_errmsg(db->wconn.h));
+    }
+    sqlite3_finalize(st);
+    return ret;
+}
+
+static bool secret_hex(const char *s)
+{
+    return strlen(s) == DB_SECRET_HEX && strspn(s, "0123456789abcdef") == DB_SECRET_HEX;
+}
+
+/* The daily game's secret (db_guard_t.daily_secret): the one under meta's
+ * 'daily_secret' read; only when there is none, want stored, and the row
+ * read back, in one statement (the conflict's no-op update returns the row
+ * another node's start stored first). So a start writes nothing once the
+ * row is there (a full disk still starts). Never printed: the meta rows
+ * other than 'id' go nowhere but to migrate-db's copy. */
 static int claim_daily_secret(db_core_t *db, const char *want, char out[DB_SECRET_HEX + 1],
                               char *err, size_t errlen)
 {
-    if (strlen(want) != DB_SECRET_HEX || strspn(want, "0123456789abcdef") != DB_SECRET_HEX) {
+    if (!secret_hex(want)) {
         snprintf(err, errlen, "the daily secret to store is not %d hex digits", DB_SECRET_HEX);
         return DB_ERR;
     }
-    char sql[256], got[DB_SECRET_HEX + 8] = "";
-    snprintf(sql, sizeof sql,
-             "INSERT INTO meta(key, value) VALUES ('daily_secret', '%s') ON CONFLICT (key) DO "
-             "UPDATE SET value = meta.value RETURNING value",
-             want);
-    int ret = DB_ERR;
-    const char *why = "";
-    if (db->wconn.pg) {
-        ret = db_pg_query_text(&db->wconn, sql, got, sizeof got);
-        why = db->wconn.err;
-    } else {
-        sqlite3_stmt *st = NULL;
-        int rc = sqlite3_prepare_v2(db->wconn.h, sql, -1, &st, NULL);
-        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-            const unsigned char *v = sqlite3_column_text(st, 0);
-            snprintf(got, sizeof got, "%s", v ? (const char *)v : "");
-            ret = DB_OK;
-        }
-        why = sqlite3_errmsg(db->wconn.h);
-        sqlite3_finalize(st);
+    char sql[256], got[DB_SECRET_HEX + 8];
+    int ret =
+        query_one(db, "SELECT coalesce((SELECT value FROM meta WHERE key = 'daily_secret'), '')",
+                  got, sizeof got, err, errlen);
+    if (ret == DB_OK && !got[0]) {
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO meta(key, value) VALUES ('daily_secret', '%s') ON CONFLICT (key) "
+                 "DO UPDATE SET value = meta.value RETURNING value",
+                 want);
+        ret = query_one(db, sql, got, sizeof got, err, errlen);
+        sodium_memzero(sql, sizeof sql);
     }
-    if (ret != DB_OK) {
-        snprintf(err, errlen, "the daily secret: %s", why);
-        return DB_ERR;
-    }
-    if (strlen(got) != DB_SECRET_HEX || strspn(got, "0123456789abcdef") != DB_SECRET_HEX) {
+    if (ret == DB_OK && !secret_hex(got)) {
         snprintf(err, errlen, "the daily secret the database holds is not %d hex digits",
                  DB_SECRET_HEX);
-        return DB_ERR;
+        ret = DB_ERR;
     }
-    memcpy(out, got, DB_SECRET_HEX + 1);
+    if (ret == DB_OK)
+        memcpy(out, got, DB_SECRET_HEX + 1);
     sodium_memzero(got, sizeof got);
-    sodium_memzero(sql, sizeof sql);
-    return DB_OK;
+    return ret;
 }
 
 static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *out, char *err,
