@@ -313,30 +313,46 @@ static void saver_write(const char *state)
         out("cannot save\r\n");
 }
 
-static int saver(void)
+/* save/state read into state (size bytes, NUL-ended; empty when there
+ * is none): the bytes read, -1 when there is none. */
+static ssize_t saver_read(char *state, size_t size)
 {
-    char state[128] = "";
     int fd = open("save/state", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
+    ssize_t n = fd >= 0 ? read(fd, state, size - 1) : -1;
     if (fd >= 0)
         close(fd);
     state[n > 0 ? n : 0] = 0;
+    return n;
+}
+
+/* The savers' game: "restored: [TEXT]" (saved) or "nothing saved", then
+ * each letter typed added to text (size bytes with its NUL), saved by
+ * save and "state: [TEXT]" printed after every key until 'q'. */
+static int saver_play(char *text, size_t size, bool saved, void (*save)(const char *))
+{
     raw_mode();
     char line[200];
-    snprintf(line, sizeof line, "restored: [%s]\r\n", state);
-    out(n >= 0 ? line : "nothing saved\r\n");
+    snprintf(line, sizeof line, "restored: [%s]\r\n", text);
+    out(saved ? line : "nothing saved\r\n");
     unsigned char b;
     while (read(0, &b, 1) == 1 && b != 'q') {
-        size_t len = strlen(state);
-        if (b >= 'a' && b <= 'z' && len + 1 < sizeof state) {
-            state[len] = (char)b;
-            state[len + 1] = 0;
-            saver_write(state);
+        size_t len = strlen(text);
+        if (b >= 'a' && b <= 'z' && len + 1 < size) {
+            text[len] = (char)b;
+            text[len + 1] = 0;
+            save(text);
         }
-        snprintf(line, sizeof line, "state: [%s]\r\n", state);
+        snprintf(line, sizeof line, "state: [%s]\r\n", text);
         out(line);
     }
     return 0;
+}
+
+static int saver(void)
+{
+    char state[128];
+    bool saved = saver_read(state, sizeof state) >= 0;
+    return saver_play(state, sizeof state, saved, saver_write);
 }
 
 /* saver's game, its state written through a shared mapping of
@@ -395,29 +411,10 @@ static void slowsaver_write(const char *state)
 
 static int slowsaver(void)
 {
-    char state[SLOWSAVER_BYTES + 1] = "", text[128] = "";
-    int fd = open("save/state", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, state, sizeof state - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    state[n > 0 ? n : 0] = 0;
+    char state[SLOWSAVER_BYTES + 1], text[128] = "";
+    bool saved = saver_read(state, sizeof state) >= 0;
     sscanf(state, "[%127[a-z]]", text);
-    raw_mode();
-    char line[200];
-    snprintf(line, sizeof line, "restored: [%s]\r\n", text);
-    out(n >= 0 ? line : "nothing saved\r\n");
-    unsigned char b;
-    while (read(0, &b, 1) == 1 && b != 'q') {
-        size_t len = strlen(text);
-        if (b >= 'a' && b <= 'z' && len + 1 < sizeof text) {
-            text[len] = (char)b;
-            text[len + 1] = 0;
-            slowsaver_write(text);
-        }
-        snprintf(line, sizeof line, "state: [%s]\r\n", text);
-        out(line);
-    }
-    return 0;
+    return saver_play(text, sizeof text, saved, slowsaver_write);
 }
 
 static int churn(int argc, char **argv)
