@@ -58,6 +58,17 @@ def quit_game(daemon, t, name, gid):
     daemon.wait_log(rf"verify game={gid} ok", timeout=30)
 
 
+def play_and_quit(d, name):
+    """name's daily game over telnet, started and quit at once: its id."""
+    t = Telnet(d.port)
+    try:
+        gid, _ = start_daily(d, t, name)
+        quit_game(d, t, name, gid)
+    finally:
+        t.close()
+    return gid
+
+
 def refused_again(t):
     """Back at the menu after the end: d again is refused, clearly."""
     t.send("\r")
@@ -174,13 +185,7 @@ def test_play_button_in_chromium(daemon):
 
 
 def test_past_board_links_replays(daemon):
-    p = name_of("dp")
-    t = Telnet(daemon.port)
-    try:
-        gid, _ = start_daily(daemon, t, p)
-        quit_game(daemon, t, p, gid)
-    finally:
-        t.close()
+    gid = play_and_quit(daemon, name_of("dp"))
     past = "2026-01-15" if today() != "2026-01-15" else "2026-01-14"
     daemon.db_write(("UPDATE daily SET day = ? WHERE game = ?", (past, gid)))
     web = Web(daemon.http)
@@ -243,15 +248,6 @@ def daily_seeds(d):
                                     "WHERE x.day = ?", today())}
 
 
-def play_and_quit(d, name):
-    t = Telnet(d.port)
-    try:
-        gid, _ = start_daily(d, t, name)
-        quit_game(d, t, name, gid)
-    finally:
-        t.close()
-
-
 def test_secret_kept_in_the_database(daemon):
     """Made once in the database (32 random bytes): no file, never logged,
     and today's seed is the one hashed under it."""
@@ -285,6 +281,23 @@ def test_upgrade_keeps_the_file_secret(start_daemon, tmp_path):
     assert not path.exists()
 
 
+def play_two(da, a, db, b, then=None):
+    """a on da and b on db start today's game, each over telnet: the same
+    first screen but for the name; both quit, then then(a's connection)."""
+    ta, tb = Telnet(da.port), Telnet(db.port)
+    try:
+        ga, screen_a = start_daily(da, ta, a)
+        gb, screen_b = start_daily(db, tb, b)
+        assert masked(screen_a, a) == masked(screen_b, b)
+        quit_game(da, ta, a, ga)
+        quit_game(db, tb, b, gb)
+        if then:
+            then(ta)
+    finally:
+        ta.close()
+        tb.close()
+
+
 @pytest.fixture
 def pg(tmp_path):
     with PgCluster(tmp_path / "pg") as cluster:
@@ -296,17 +309,7 @@ def test_daily_game_on_postgresql(pg, start_daemon):
     PostgreSQL's dialect: two accounts, one seed, one attempt each."""
     d = start_daemon(http=True, extra=["--db", pg.create_db("warren")])
     a, b = name_of("qa"), name_of("qb")
-    ta, tb = Telnet(d.port), Telnet(d.port)
-    try:
-        ga, screen_a = start_daily(d, ta, a)
-        gb, screen_b = start_daily(d, tb, b)
-        assert masked(screen_a, a) == masked(screen_b, b)
-        quit_game(d, ta, a, ga)
-        quit_game(d, tb, b, gb)
-        refused_again(ta)
-    finally:
-        ta.close()
-        tb.close()
+    play_two(d, a, d, b, then=refused_again)
     rows = pg.psql("SELECT count(DISTINCT g.seed), count(*) FROM daily x JOIN games g "
                    "ON g.id = x.game", db="warren")
     assert rows.strip() == "1|2", rows
@@ -323,16 +326,6 @@ def test_nodes_in_other_directories_share_the_day(pg, bindir, tmp_path):
         a = nodes.start("a")
         b = nodes.start("b")
         assert a.dir != b.dir
-        ta, tb = Telnet(a.port), Telnet(b.port)
-        na, nb = name_of("na"), name_of("nb")
-        try:
-            ga, screen_a = start_daily(a, ta, na)
-            gb, screen_b = start_daily(b, tb, nb)
-            assert masked(screen_a, na) == masked(screen_b, nb)
-            quit_game(a, ta, na, ga)
-            quit_game(b, tb, nb, gb)
-        finally:
-            ta.close()
-            tb.close()
+        play_two(a, name_of("na"), b, name_of("nb"))
         assert len(daily_seeds(a)) == 1, daily_seeds(a)
         assert held_secret(a) == held_secret(b)
