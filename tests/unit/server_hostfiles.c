@@ -162,10 +162,21 @@ static void gone(const char *dir)
 }
 
 static const playerfs_user_t SELF = {0};
+static char note[160];
+static int skipped;
+
+/* fd's files collected into b (playerfs_files_collect, as this test's
+ * user): its answer; what it did not copy in skipped and note, why it
+ * refused in err. */
+static int collect(int fd, uint64_t quiet_ms, hostfiles_buf_t *b)
+{
+    return playerfs_files_collect(fd, &SELF, quiet_ms, b, &skipped, note, sizeof note, err,
+                                  sizeof err);
+}
 
 START_TEST(files_copy_out_and_in_without_links)
 {
-    char a[64], bdir[64], secret[64], buf[64], note[160];
+    char a[64], bdir[64], secret[64], buf[64];
     int fa = made_dir(a), fb = made_dir(bdir), fs = made_dir(secret);
     put(fs, "secret", "SECRET");
     ck_assert_int_eq(mkdirat(fa, "playground", 0700), 0);
@@ -179,10 +190,8 @@ START_TEST(files_copy_out_and_in_without_links)
     ck_assert_int_eq(mkfifoat(fa, "fifo", 0600), 0);
     put(fa, "bad name", "x");
     hostfiles_buf_t b;
-    int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_int_eq(collect(fa, 0, &b), 0);
     ck_assert_uint_eq(b.count, 2); /* the save and the rc file alone */
     ck_assert_int_eq(skipped, 4);
     ck_assert_ptr_nonnull(strstr(note, "not copied"));
@@ -209,18 +218,15 @@ END_TEST
 
 START_TEST(files_over_the_cap_are_refused_whole)
 {
-    char a[64], note[160];
+    char a[64];
     int fa = made_dir(a);
     put(fa, "small", "x");
     int fd = openat(fa, "huge", O_WRONLY | O_CREAT, 0600);
     ck_assert_int_eq(ftruncate(fd, 1 << 30), 0); /* 1 GB, sparse: never read */
     close(fd);
     hostfiles_buf_t b;
-    int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err),
-        PLAYERFS_OVER);
+    ck_assert_int_eq(collect(fa, 0, &b), PLAYERFS_OVER);
     ck_assert_ptr_nonnull(strstr(err, "larger than 4096 bytes"));
     hostfiles_buf_free(&b);
     close(fa);
@@ -256,16 +262,13 @@ static int made_fast_dir(char *dir)
 
 START_TEST(a_directory_of_too_many_entries_is_over_and_not_walked_whole)
 {
-    char a[64], note[160];
+    char a[64];
     int fa = made_fast_dir(a);
     hostfiles_buf_t b;
-    int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
     /* more files than a bundle holds */
     many(fa, HOSTFILES_FILES_MAX + 1, false);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err),
-        PLAYERFS_OVER);
+    ck_assert_int_eq(collect(fa, 0, &b), PLAYERFS_OVER);
     ck_assert_ptr_nonnull(strstr(err, "the files are more than 512"));
     for (int i = 0; i <= HOSTFILES_FILES_MAX; i++) {
         char name[32];
@@ -277,16 +280,13 @@ START_TEST(a_directory_of_too_many_entries_is_over_and_not_walked_whole)
     many(fa, HOSTFILES_WALK_MAX + 1, true);
     hostfiles_buf_free(&b);
     ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err),
-        PLAYERFS_OVER);
+    ck_assert_int_eq(collect(fa, 0, &b), PLAYERFS_OVER);
     ck_assert_str_eq(err, "more than 4096 files and directories to look through");
     /* one fewer is walked whole */
     ck_assert_int_eq(unlinkat(fa, "d-00000", AT_REMOVEDIR), 0);
     hostfiles_buf_free(&b);
     ck_assert_int_eq(hostfiles_buf_init(&b, 1 << 20), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_int_eq(collect(fa, 0, &b), 0);
     ck_assert_uint_eq(b.count, 0);
     hostfiles_buf_free(&b);
     close(fa);
@@ -297,22 +297,17 @@ END_TEST
 
 START_TEST(only_files_still_for_a_while_are_collected)
 {
-    char a[64], note[160];
+    char a[64];
     int fa = made_dir(a);
     ck_assert_int_eq(mkdirat(fa, "save", 0700), 0);
     put(fa, "save/state", "half");
     hostfiles_buf_t b;
-    int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 300, &b, &skipped, note, sizeof note, err, sizeof err),
-        PLAYERFS_BUSY);
+    ck_assert_int_eq(collect(fa, 300, &b), PLAYERFS_BUSY);
     ck_assert_msg(strstr(err, "changed within 300 ms of the read"), "%s", err);
     ck_assert_uint_eq(b.count, 0); /* nothing read */
     usleep(400 * 1000);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 300, &b, &skipped, note, sizeof note, err, sizeof err),
-        0);
+    ck_assert_int_eq(collect(fa, 300, &b), 0);
     ck_assert_uint_eq(b.count, 1);
     /* a file removed: its directory changed */
     hostfiles_buf_free(&b);
@@ -320,13 +315,10 @@ START_TEST(only_files_still_for_a_while_are_collected)
     usleep(400 * 1000);
     ck_assert_int_eq(unlinkat(fa, "save/old", 0), 0);
     ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 300, &b, &skipped, note, sizeof note, err, sizeof err),
-        PLAYERFS_BUSY);
+    ck_assert_int_eq(collect(fa, 300, &b), PLAYERFS_BUSY);
     ck_assert_msg(strstr(err, "save changed within"), "%s", err);
     /* without quiet_ms (the program ended): read at once */
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_int_eq(collect(fa, 0, &b), 0);
     ck_assert_uint_eq(b.count, 1);
     hostfiles_buf_free(&b);
     close(fa);
@@ -336,14 +328,12 @@ END_TEST
 
 START_TEST(a_name_not_copied_is_said_without_its_control_bytes)
 {
-    char a[64], note[160];
+    char a[64];
     int fa = made_dir(a);
     put(fa, "x\n2026-01-01T00:00:00.000Z ERROR forged\x1b[2J", "x");
     hostfiles_buf_t b;
-    int skipped;
     ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
-    ck_assert_int_eq(
-        playerfs_files_collect(fa, &SELF, 0, &b, &skipped, note, sizeof note, err, sizeof err), 0);
+    ck_assert_int_eq(collect(fa, 0, &b), 0);
     ck_assert_int_eq(skipped, 1);
     ck_assert_str_eq(note, "x?2026-01-01T00:00:00.000Z ERROR forged?[2J: a name not allowed: "
                            "not copied");
