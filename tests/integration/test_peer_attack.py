@@ -77,6 +77,10 @@ class Silent:
             except OSError:
                 return
             self.conns.append(c)
+            self.accepted(c)
+
+    def accepted(self, c):
+        """What is done with c, a connection just accepted: nothing."""
 
     def close(self):
         self.done = True
@@ -244,14 +248,8 @@ class FakeNode(Silent):
         self.frames_for, self.watched, self.old, self.hellos = frames_for, [], old, []
         super().__init__()
 
-    def run(self):
-        while not self.done:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(c)
-            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+    def accepted(self, c):
+        threading.Thread(target=self.serve, args=(c,), daemon=True).start()
 
     def serve(self, c):
         buf = b""
