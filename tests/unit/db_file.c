@@ -62,6 +62,21 @@ static void close_db(uv_loop_t *loop, db_t *db)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+/* Triggers in the file at path that refuse every write to meta, with
+ * "meta written": an opening that writes there fails with it. */
+static void meta_read_only(const char *path)
+{
+#define REFUSE "BEGIN SELECT RAISE(ABORT, 'meta written'); END;"
+    const char *sql = "CREATE TRIGGER meta_no_insert BEFORE INSERT ON meta " REFUSE
+                      "CREATE TRIGGER meta_no_update BEFORE UPDATE ON meta " REFUSE
+                      "CREATE TRIGGER meta_no_delete BEFORE DELETE ON meta " REFUSE;
+#undef REFUSE
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+}
+
 static unsigned mode_of(const char *path)
 {
     struct stat st;
@@ -351,7 +366,9 @@ END_TEST
 
 /* The daily secret (db_guard_t.daily_secret) stored in the file once: a
  * second opening with another is given the first, and so is one after a
- * reopening; an opening without one leaves it. */
+ * reopening, which writes nothing to meta (triggers refuse it: a start
+ * once the row is there writes nothing); an opening without one leaves
+ * it. */
 START_TEST(daily_secret_stored_once)
 {
     char dir[64], path[128], err[256];
@@ -376,6 +393,7 @@ START_TEST(daily_secret_stored_once)
     ck_assert_msg(x != NULL, "%s", err);
     ck_assert_str_eq(o.daily_secret, "");
     close_db(&loop, x);
+    meta_read_only(path);
     x = db_open_guarded(&loop, path, &gb, &o, err, sizeof err);
     ck_assert_msg(x != NULL, "%s", err);
     ck_assert_str_eq(o.daily_secret, a);

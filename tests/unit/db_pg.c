@@ -1333,7 +1333,9 @@ END_TEST
 
 /* Two nodes starting on one database, each with a daily secret of its own
  * to store (db_guard_t.daily_secret): the first stored is the one both
- * are given, and a secret that is no hex is refused. */
+ * are given, the second start leaves the row as it was (its xmin, the
+ * transaction that wrote it, unchanged: a start once the row is there
+ * writes nothing), and a secret that is no hex is refused. */
 START_TEST(two_nodes_are_given_one_daily_secret)
 {
     fx_t f;
@@ -1345,10 +1347,13 @@ START_TEST(two_nodes_are_given_one_daily_secret)
     db_opened_t oa, ob;
     db_t *x = db_open_guarded(&f.loop, f.path, &ga, &oa, err, sizeof err);
     ck_assert_msg(x != NULL, "%s", err);
+    const char *xmin = "SELECT xmin::text::bigint FROM meta WHERE key = 'daily_secret'";
+    int64_t written = fx_pg_count(f.path, xmin);
     db_t *y = db_open_guarded(&f.loop, f.path, &gb, &ob, err, sizeof err);
     ck_assert_msg(y != NULL, "%s", err);
     ck_assert_str_eq(oa.daily_secret, a);
     ck_assert_str_eq(ob.daily_secret, a);
+    ck_assert_int_eq(fx_pg_count(f.path, xmin), written);
     ck_assert_int_eq(fx_pg_count(f.path, "SELECT count(*) FROM meta WHERE key = 'daily_secret'"),
                      1);
     db_guard_t bad = {.daily_secret = "0123456789abcdeX"};
