@@ -323,7 +323,7 @@ class Node(Process):
         exe = self.bindir / "warrend"
         return [exe, "--db", self.db_url, "--telnet", f"{self.ip}:{TELNET_PORT}",
                 "--http", f"{self.ip}:{HTTP_PORT}", "--control", self.dir / "warrend.ctl",
-                "--games-dir", self.dir / "games", "--daily-secret", self.dir.parent / "daily",
+                "--games-dir", self.dir / "games",
                 "--grace", "600", "--test-hooks", "--register-per-hour", "0",
                 "--max-per-ip", "100000", *rate_off(exe), *self.node_name(), *self.proxy_from(),
                 *self.extra]

@@ -20,7 +20,9 @@ After each step (a mark: warren-load's SIGUSR1) the hard goals are
 asserted: no key any player saw answered is missing from the journal,
 every player is back in its game and keying (the journal grew for each),
 and every watcher watches its player's game again (told by its node when
-the game went, it picked it again from the watch list). BENCH lines:
+the game went, it picked it again from the watch list). The daily game's
+secret is the database's: made there once, by the first node, and the
+promoted standby holds it. BENCH lines:
 cluster.watch.cross_node.delay.p99.us, the steady state's (and its parts:
 the player's own key, node 1's journal appends, the WAL disk's flush),
 cluster.watch.cross_node.ramp.* (the watched players' keys while the
@@ -214,6 +216,23 @@ def on_node(node, names):
     return {n for n in names if re.search(rf"game (start|resume) user={n} ", log)}
 
 
+DAILY_SECRET = "SELECT value FROM meta WHERE key = 'daily_secret'"
+
+
+def daily_secret(c):
+    """The daily game's one secret, in the database: made there by the
+    first node started, read from there by the others, no file made."""
+    secret = c.sql(DAILY_SECRET).strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", secret), "no daily secret in meta"
+    first, *others = c.nodes
+    assert "daily: made a new secret, kept in the database" in first.log()
+    for n in others:
+        assert "daily: the secret is the database's" in n.log(), n.role
+    made = [*c.dir.glob("*daily*"), *(p for n in c.nodes for p in n.dir.rglob("*daily*"))]
+    assert not made, made
+    return secret
+
+
 def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
     c = make_cluster(nodes=NODES, node_extra=LEASES)
     c.start_pg()
@@ -223,6 +242,7 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
     c.start_nodes(peers=True)
     c.start_haproxy()
     n1, n2, n3 = c.nodes
+    secret = daily_secret(c)
     addrs = min(CLIENT_MAX, (PLAYERS + WATCHERS + 1) // 2)  # two sessions an address
     first = c.client_addresses(addrs)
     loads = []
@@ -327,6 +347,7 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
             bench(f"cluster.db_failover.{k}", figures[k])
         bench("cluster.db_failover.games_paused", n3.log().count(" game paused user="))
         assert n3.alive(), n3.log()[-3000:]
+        assert c.sql(DAILY_SECRET).strip() == secret  # the standby had it
     finally:
         for ld in loads:
             ld.stop()
