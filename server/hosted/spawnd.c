@@ -820,8 +820,6 @@ static kid_t *program_of(spawnd_t *d, const char *game, const char *dir)
     return NULL;
 }
 
-/* A read of a running game's files in whose directory nothing changed
- * since its last read began is answered at once, with no child. */
 /* Whether pid, a child, ended (a zombie not reaped yet). */
 static bool ended(pid_t pid)
 {
@@ -829,6 +827,8 @@ static bool ended(pid_t pid)
     return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
 }
 
+/* A read of a running game's files in whose directory nothing changed
+ * since its last read began is answered at once, with no child. */
 static void on_files(spawnd_t *d, const spawnmsg_t *m)
 {
     kid_t *k = m->type == SPAWNMSG_FILES_READ ? program_of(d, m->game, m->dir) : NULL;
