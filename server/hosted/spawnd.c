@@ -93,8 +93,7 @@ typedef struct {
     int nstarts;
     kid_t *jobs[JOBS_MAX]; /* the kids at work on an rc file or xlogfile, the same */
     int njobs;
-    int req_fd;          /* the descriptor that came with the request at work, -1: none */
-    uint64_t read_quiet; /* the files read next (a job's fork) must be still this long (ms) */
+    int req_fd; /* the descriptor that came with the request at work, -1: none */
     uint8_t buf[SPAWNMSG_MAX];
 } spawnd_t;
 
@@ -683,7 +682,7 @@ static void rc_gate_leave(_Atomic uint32_t *gate)
         atomic_store(gate, SPAWNER_RC_OPEN);
 }
 
-static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate);
+static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate, uint64_t quiet);
 
 static void on_rc(spawnd_t *d, const spawnmsg_t *m)
 {
@@ -699,7 +698,7 @@ static void on_rc(spawnd_t *d, const spawnmsg_t *m)
         reply_failed(d, m->seq, "the server is shutting down: not saved");
         return;
     }
-    job_start(d, m, save);
+    job_start(d, m, save, 0);
 }
 
 /* The tail of a player's own xlogfile into text (*len), as the game's
@@ -723,7 +722,7 @@ static int xlog_work(spawnd_t *d, const spawnmsg_t *m, char *text, size_t cap, s
 
 static void on_xlog(spawnd_t *d, const spawnmsg_t *m)
 {
-    job_start(d, m, false);
+    job_start(d, m, false, 0);
 }
 
 /* A files request's game: its copy-max (0: it keeps no copy). */
@@ -750,10 +749,10 @@ static int write_fd(int fd, const uint8_t *p, size_t n)
 
 /* The player's files (hostfiles.h), as the game's user, into files (a
  * memfd); what was not copied said in note (*len bytes). While the
- * game's program runs (d->read_quiet), only a still set
- * (SPAWNER_FILES_BUSY). */
-static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *note, size_t cap,
-                           size_t *len, char *err, size_t errlen)
+ * game's program runs (quiet > 0: files still this long, in ms), only a
+ * still set (SPAWNER_FILES_BUSY). */
+static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, uint64_t quiet, char *note,
+                           size_t cap, size_t *len, char *err, size_t errlen)
 {
     uint64_t max = copy_max(d, m, err, errlen);
     char path[PLAYERFS_PATH_MAX + 2 * 64];
@@ -763,7 +762,6 @@ static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, char *no
     playerfs_user_t pu = fs_user(&d->cfg->users[game]);
     hostfiles_buf_t b;
     int skipped = 0, ret = hostfiles_buf_init(&b, (size_t)max);
-    uint64_t quiet = d->read_quiet;
     char why[200] = "";
     if (ret < 0)
         snprintf(err, errlen, "out of memory");
@@ -838,9 +836,8 @@ static void on_files(spawnd_t *d, const spawnmsg_t *m)
     }
     /* while its program runs, only still files; once it ended (its
      * terminal may tell warrend before its reap), all */
-    d->read_quiet = k && !ended(k->pid) ? SPAWNER_FILES_QUIET_MS : 0;
-    bool started = job_start(d, m, false);
-    d->read_quiet = 0;
+    uint64_t quiet = k && !ended(k->pid) ? SPAWNER_FILES_QUIET_MS : 0;
+    bool started = job_start(d, m, false, quiet);
     if (started && k)
         spawndisk_copying(&k->disk);
 }
@@ -855,7 +852,8 @@ typedef struct {
 
 /* In the job's child: the request's work, its report sent on out, the
  * end. It holds nothing of the spawner's but games-dir and stderr. */
-static void __attribute__((noreturn)) job_run(spawnd_t *d, const spawnmsg_t *m, int out, int files)
+static void __attribute__((noreturn))
+job_run(spawnd_t *d, const spawnmsg_t *m, int out, int files, uint64_t quiet)
 {
     job_report_t r = {0};
     char err[300];
@@ -864,7 +862,7 @@ static void __attribute__((noreturn)) job_run(spawnd_t *d, const spawnmsg_t *m, 
     spawnexec_close_all_but(keep, 3);
     int ret;
     if (m->type == SPAWNMSG_FILES_READ)
-        ret = files_read_work(d, m, files, r.text, sizeof r.text, &len, err, sizeof err);
+        ret = files_read_work(d, m, files, quiet, r.text, sizeof r.text, &len, err, sizeof err);
     else if (m->type == SPAWNMSG_FILES_WRITE)
         ret = files_write_work(d, m, files, err, sizeof err);
     else if (m->type == SPAWNMSG_XLOG_READ)
@@ -959,8 +957,9 @@ static void job_late(spawnd_t *d, kid_t *k)
  * player's directory that hangs (a dead mount) holds that request
  * alone: answered when the child reports, or killed at the game's
  * start-timeout (a save's own deadline if sooner). gate: the rc gate
- * is held (entered) until then. */
-static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
+ * is held (entered) until then. quiet: a files read's stillness (ms,
+ * files_read_work), 0 for the other jobs. */
+static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate, uint64_t quiet)
 {
     const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
     int sv[2] = {-1, -1};
@@ -971,7 +970,7 @@ static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate)
     pid_t pid = -1;
     games_dir(d, err, sizeof err); /* opened once, here: a failure is the child's to report */
     if (k && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 && (pid = fork()) == 0)
-        job_run(d, m, sv[1], files);
+        job_run(d, m, sv[1], files, quiet);
     if (sv[1] >= 0)
         close(sv[1]);
     uint64_t deadline = now_ms() + (uint64_t)(g ? g->start_seconds : GAMECFG_START_S) * 1000u;
