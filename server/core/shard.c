@@ -330,6 +330,9 @@ int shards_start(server_t *home)
     if (!sh)
         return log_error("loops: out of memory"), -1;
     sh->n = n;
+    /* The one place home is chosen: it is loop 0 (its shard 0) for the
+     * whole run, so what walks every loop from home (shards_lock_all, the
+     * watch list's others_due) takes index 0 for home and the rest from 1. */
     sh->srv[0] = home;
     home->shards = sh;
     for (int i = 1; i < n; i++) /* all made before any runs: a failure stops none */

@@ -313,7 +313,9 @@ static void wl_check(server_t *home, wlcache_t *w)
 
 /* Whether a loop other than home logged a change since its log was read
  * (changes_due: set before the change is stamped, so of a loop seen
- * without one, any change is stamped after every change read now). */
+ * without one, any change is stamped after every change read now). The
+ * others are loops 1..N-1: home is always loop 0 (shards_start), and the
+ * watch list is only read on home (menus run there). */
 static bool others_due(server_t *home)
 {
     for (int i = 1; i < shard_count(home); i++)
