@@ -1571,12 +1571,13 @@ static bool secret_hex(const char *s)
  * 'daily_secret' read; only when there is none, want stored, and the row
  * read back, in one statement (the conflict's no-op update returns the row
  * another node's start stored first). So a start writes nothing once the
- * row is there (a full disk still starts). Never printed: the meta rows
- * other than 'id' go nowhere but to migrate-db's copy. */
+ * row is there (a full disk still starts). want NULL (daily_read): only
+ * read, "" when there is none. Never printed: the meta rows other than
+ * 'id' go nowhere but to migrate-db's copy. */
 static int claim_daily_secret(db_core_t *db, const char *want, char out[DB_SECRET_HEX + 1],
                               char *err, size_t errlen)
 {
-    if (!secret_hex(want)) {
+    if (want && !secret_hex(want)) {
         snprintf(err, errlen, "the daily secret to store is not %d hex digits", DB_SECRET_HEX);
         return DB_ERR;
     }
@@ -1584,7 +1585,7 @@ static int claim_daily_secret(db_core_t *db, const char *want, char out[DB_SECRE
     int ret =
         query_one(db, "SELECT coalesce((SELECT value FROM meta WHERE key = 'daily_secret'), '')",
                   got, sizeof got, err, errlen);
-    if (ret == DB_OK && !got[0]) {
+    if (ret == DB_OK && !got[0] && want) {
         snprintf(sql, sizeof sql,
                  "INSERT INTO meta(key, value) VALUES ('daily_secret', '%s') ON CONFLICT (key) "
                  "DO UPDATE SET value = meta.value RETURNING value",
@@ -1592,7 +1593,7 @@ static int claim_daily_secret(db_core_t *db, const char *want, char out[DB_SECRE
         ret = query_one(db, sql, got, sizeof got, err, errlen);
         sodium_memzero(sql, sizeof sql);
     }
-    if (ret == DB_OK && !secret_hex(got)) {
+    if (ret == DB_OK && (got[0] || want) && !secret_hex(got)) {
         snprintf(err, errlen, "the daily secret the database holds is not %d hex digits",
                  DB_SECRET_HEX);
         ret = DB_ERR;
@@ -1631,7 +1632,7 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     int ret =
         db_pg_is_url(path) ? open_pg(db, out, err, errlen) : open_sqlite(db, g, out, err, errlen);
     char secret[DB_SECRET_HEX + 1];
-    if (ret == DB_OK && g && g->daily_secret)
+    if (ret == DB_OK && g && (g->daily_secret || g->daily_read))
         ret =
             claim_daily_secret(db, g->daily_secret, out ? out->daily_secret : secret, err, errlen);
     sodium_memzero(secret, sizeof secret);

@@ -232,7 +232,9 @@ typedef struct {
     const char *daily_secret; /* the daily game's secret (DB_SECRET_HEX hex digits) stored in
                                  the database if it holds none yet (one statement: of nodes
                                  starting at once one wins); the one it holds comes back in
-                                 db_opened_t.daily_secret. NULL: neither */
+                                 db_opened_t.daily_secret. NULL: nothing stored */
+    bool daily_read;          /* with daily_secret NULL, the one it holds still comes back
+                                 ("" when none): a node whose daily-secret file wins compares */
 } db_guard_t;
 
 enum { DB_CHECK_OFF = 0, DB_CHECK_OK, DB_CHECK_CUT }; /* the quick check: not run, ok, cut short */

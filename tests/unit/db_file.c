@@ -1,6 +1,7 @@
 /* Unit tests: db_file — the database as a file: made 0600 whatever the
  * umask, wider modes narrowed, its id kept in PATH.id (a missing, empty or
- * different database refused), the quick check at open (damage refused, a
+ * different database refused), the daily secret stored once or only read,
+ * the quick check at open (damage refused, a
  * check cut short by its budget), the full check, the stat that sees the
  * file deleted or replaced, and the fence. Real SQLite files in a
  * temporary directory, a real libuv loop. */
@@ -403,6 +404,42 @@ START_TEST(daily_secret_stored_once)
 }
 END_TEST
 
+/* db_guard_t.daily_read: the secret held is read and none stored (meta's
+ * triggers refuse any write): "" while there is none, then the one held. */
+START_TEST(daily_secret_only_read)
+{
+    char dir[64], path[128], err[256];
+    temp_db(dir, sizeof dir, path, sizeof path);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    const char *a = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    db_guard_t ga = GUARD, gr = GUARD;
+    ga.daily_secret = a;
+    gr.daily_read = true;
+    db_opened_t o;
+    db_t *x = open_guarded(&loop, path, &o, err, sizeof err); /* made, with its id */
+    ck_assert_msg(x != NULL, "%s", err);
+    close_db(&loop, x);
+    meta_read_only(path);
+    x = db_open_guarded(&loop, path, &gr, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, "");
+    close_db(&loop, x);
+    rm_dir(dir);
+    temp_db(dir, sizeof dir, path, sizeof path);
+    x = db_open_guarded(&loop, path, &ga, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    close_db(&loop, x);
+    meta_read_only(path);
+    x = db_open_guarded(&loop, path, &gr, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, a);
+    close_db(&loop, x);
+    uv_loop_close(&loop);
+    rm_dir(dir);
+}
+END_TEST
+
 Suite *suite_db_file(void)
 {
     Suite *s = suite_create("db_file");
@@ -410,6 +447,7 @@ Suite *suite_db_file(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, new_files_are_0600_whatever_the_umask);
     tcase_add_test(tc, daily_secret_stored_once);
+    tcase_add_test(tc, daily_secret_only_read);
     tcase_add_test(tc, kept_id_refuses_a_missing_empty_or_other_database);
     tcase_add_test(tc, quick_check_refuses_damage_and_keeps_its_budget);
     tcase_add_test(tc, deleted_file_is_seen_and_fenced);

@@ -1335,7 +1335,8 @@ END_TEST
  * to store (db_guard_t.daily_secret): the first stored is the one both
  * are given, the second start leaves the row as it was (its xmin, the
  * transaction that wrote it, unchanged: a start once the row is there
- * writes nothing), and a secret that is no hex is refused. */
+ * writes nothing), a third only reading it (daily_read) is given it too,
+ * and a secret that is no hex is refused. */
 START_TEST(two_nodes_are_given_one_daily_secret)
 {
     fx_t f;
@@ -1356,6 +1357,12 @@ START_TEST(two_nodes_are_given_one_daily_secret)
     ck_assert_int_eq(fx_pg_count(f.path, xmin), written);
     ck_assert_int_eq(fx_pg_count(f.path, "SELECT count(*) FROM meta WHERE key = 'daily_secret'"),
                      1);
+    db_guard_t only_read = {.daily_read = true}; /* daily-secret's node: compares, stores none */
+    db_t *z = db_open_guarded(&f.loop, f.path, &only_read, &ob, err, sizeof err);
+    ck_assert_msg(z != NULL, "%s", err);
+    ck_assert_str_eq(ob.daily_secret, a);
+    ck_assert_int_eq(fx_pg_count(f.path, xmin), written);
+    db_close(z);
     db_guard_t bad = {.daily_secret = "0123456789abcdeX"};
     ck_assert_ptr_null(db_open_guarded(&f.loop, f.path, &bad, &ob, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "daily secret"));
