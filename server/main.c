@@ -191,7 +191,7 @@ static int server_open(server_t *s)
         return -1;
     /* the database checked, its id kept, the daily secret stored once, then its cap */
     int opened = storage_open(s, want[0] ? want : NULL, held);
-    if (opened == 0 && want[0])
+    if (opened == 0)
         opened = daily_keep(s, want, held);
     sodium_memzero(want, sizeof want);
     sodium_memzero(held, sizeof held);

@@ -29,6 +29,7 @@
 #include "announce.h"
 #include "control_impl.h"
 #include "control_parse.h"
+#include "daily.h"
 #include "log.h"
 #include "menu.h"
 #include "notify.h"
@@ -417,6 +418,15 @@ static void health_node(ctl_t *c)
                (unsigned long long)s->hostcopies.throttled, (unsigned long long)s->hostcopies.busy);
 }
 
+/* Where this node's daily secret comes from: daily-secret's file that is
+ * not the database's secret gives this node's players another daily game. */
+static void health_daily(ctl_t *c)
+{
+    char daily[600];
+    daily_describe(c->srv, daily, sizeof daily);
+    buf_printf(&c->out, "daily secret: %s\n", daily);
+}
+
 /* Where the home loop's journal appends of the last HEALTH_TIMES_MS spent
  * their time (db_write_times): what a key waits for before its frame. */
 #define HEALTH_TIMES_MS 10000
@@ -464,6 +474,7 @@ static void on_health(void *ud, int status, const db_health_t *h)
         shards_unlock_all(c->srv);
         buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, conns_all(c->srv));
         health_node(c);
+        health_daily(c);
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);

@@ -159,6 +159,38 @@ int64_t daily_until_next(int64_t t)
     return 86400 - into;
 }
 
+/* ---- the secret at start ---------------------------------------------------------- */
+
+/* old renamed to new, never over a file already there. */
+static int rename_keep(const char *old, const char *new)
+{
+    if (renameat2(AT_FDCWD, old, AT_FDCWD, new, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    if (link(old, new) != 0) /* a file system without it: the new name, then the old gone */
+        return -1;
+    return unlink(old);
+}
+
+int daily_secret_retire(const char *path, char *to, size_t tolen, char *err, size_t errlen)
+{
+    int n = snprintf(to, tolen, "%s" DAILY_IMPORTED, path);
+    if (n < 0 || (size_t)n >= tolen)
+        return snprintf(err, errlen, "%s: the name is too long", path), -1;
+    if (rename_keep(path, to) != 0)
+        return snprintf(err, errlen, "%s: cannot rename it %s: %s", path, to, strerror(errno)), -1;
+    int fd = open(to, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 || fchmod(fd, 0600) != 0) {
+        snprintf(err, errlen, "%s: cannot make it 0600: %s", to, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
 int daily_open(server_t *srv, char want[DB_SECRET_HEX + 1])
 {
     char err[400];
@@ -167,38 +199,80 @@ int daily_open(server_t *srv, char want[DB_SECRET_HEX + 1])
     if (from < 0)
         return log_error("daily: %s", err), -1;
     srv->daily_from = from;
-    if (from == DAILY_FROM_SET) {
-        log_info("daily: the secret is the file %s (daily-secret), not the database's",
-                 srv->cfg.daily_secret);
-        return 0;
-    }
-    sodium_bin2hex(want, DB_SECRET_HEX + 1, srv->daily_key, DAILY_KEY_LEN);
+    if (from != DAILY_FROM_SET)
+        sodium_bin2hex(want, DB_SECRET_HEX + 1, srv->daily_key, DAILY_KEY_LEN);
     return 0;
+}
+
+/* The default file's secret is the database's now (same: the one stored
+ * from it): the file renamed, so no later start reads it or says so. */
+static void keep_imported(const server_t *srv, bool same)
+{
+    char path[300] = "", to[320], err[700];
+    daily_secret_path(&srv->cfg, path, sizeof path);
+    if (daily_secret_retire(path, to, sizeof to, err, sizeof err) != 0)
+        log_warn("daily: %s; it is read again at the next start", err);
+    else if (same)
+        log_info("daily: the secret of %s is now kept in the database; the file, no longer "
+                 "read, is kept as %s",
+                 path, to);
+    else
+        log_warn("daily: %s differs from the secret the database holds, which is used; the "
+                 "file, no longer read, is kept as %s",
+                 path, to);
+}
+
+/* daily-secret's file wins on this node: a database that holds another
+ * secret gives players on nodes without the file another daily game. */
+static void keep_set(server_t *srv, const char *held)
+{
+    char mine[DB_SECRET_HEX + 1], line[600];
+    sodium_bin2hex(mine, sizeof mine, srv->daily_key, DAILY_KEY_LEN);
+    srv->daily_held = !held[0]                                        ? DAILY_HELD_NONE
+                      : sodium_memcmp(mine, held, DB_SECRET_HEX) == 0 ? DAILY_HELD_SAME
+                                                                      : DAILY_HELD_OTHER;
+    sodium_memzero(mine, sizeof mine);
+    daily_describe(srv, line, sizeof line);
+    if (srv->daily_held == DAILY_HELD_OTHER)
+        log_warn("daily: node %s: the secret is %s (deploy/RUNNING.md)", srv->cfg.node, line);
+    else
+        log_info("daily: the secret is %s", line);
 }
 
 int daily_keep(server_t *srv, char want[DB_SECRET_HEX + 1], const char *held)
 {
-    char path[300] = "";
-    daily_secret_path(&srv->cfg, path, sizeof path);
+    if (srv->daily_from == DAILY_FROM_SET)
+        return keep_set(srv, held), 0;
     bool same = sodium_memcmp(want, held, DB_SECRET_HEX) == 0;
     sodium_memzero(want, DB_SECRET_HEX + 1);
     size_t n = 0;
     if (sodium_hex2bin(srv->daily_key, DAILY_KEY_LEN, held, DB_SECRET_HEX, NULL, &n, NULL) ||
         n != DAILY_KEY_LEN)
         return log_error("daily: the database's secret cannot be read"), -1;
-    if (srv->daily_from == DAILY_FROM_FILE && same)
-        log_info("daily: the secret of %s is now kept in the database; the file is no longer "
-                 "read",
-                 path);
-    else if (srv->daily_from == DAILY_FROM_FILE)
-        log_warn("daily: %s differs from the secret the database holds, which is used; the file "
-                 "is no longer read",
-                 path);
+    srv->daily_held = DAILY_HELD_SAME;
+    if (srv->daily_from == DAILY_FROM_FILE)
+        keep_imported(srv, same);
     else if (same)
         log_info("daily: made a new secret, kept in the database");
     else
         log_info("daily: the secret is the database's");
     return 0;
+}
+
+void daily_describe(const server_t *srv, char *out, size_t n)
+{
+    const char *file = srv->cfg.daily_secret;
+    if (srv->daily_from != DAILY_FROM_SET)
+        snprintf(out, n, "the database's");
+    else if (srv->daily_held == DAILY_HELD_OTHER)
+        snprintf(out, n,
+                 "the file %s (daily-secret), NOT the database's: players on nodes without "
+                 "daily-secret get another daily game; set it on every node or on none",
+                 file);
+    else
+        snprintf(out, n, "the file %s (daily-secret)%s", file,
+                 srv->daily_held == DAILY_HELD_SAME ? ", the same as the database's"
+                                                    : "; the database holds none");
 }
 
 /* ---- one attempt a day ------------------------------------------------------------ */

@@ -9,9 +9,10 @@
  * one database has the same days. An older server's file (DB.daily beside
  * the database, or ./warren.daily with PostgreSQL), when there, is the
  * secret stored if the database holds none yet, so its days keep their
- * seeds; then it is no longer read. A file named by daily-secret wins over
- * the database (made 0600 when absent): that node uses it, never the
- * database's.
+ * seeds; then it is renamed DAILY_IMPORTED (kept, 0600), never read
+ * again. A file named by daily-secret wins over the database (made 0600
+ * when absent): that node uses it, never the database's, and warns at
+ * start (and in warren-admin health) when the database holds another.
  *
  * The character is the game's own random pick (chargen: a key that is no
  * choice), made from the seed: the same for everyone. It is the game's
@@ -40,6 +41,12 @@
 int daily_secret_load(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen);
 /* The path the config names, or its default. 0, or -1 when it does not fit. */
 int daily_secret_path(const config_t *cfg, char *out, size_t outlen);
+/* The default file an older server made, once its secret is the
+ * database's: renamed path DAILY_IMPORTED (into to), never over a file
+ * already there, and made 0600, so it is kept but read no more. 0, or -1
+ * with why in err (the file stays where it was). */
+#define DAILY_IMPORTED ".imported"
+int daily_secret_retire(const char *path, char *to, size_t tolen, char *err, size_t errlen);
 
 /* Where daily_offer's key comes from. */
 enum {
@@ -50,6 +57,12 @@ enum {
 /* The key cfg gives before the database is read: a DAILY_FROM_*, or -1
  * with why in err (daily-secret's file or the default one unreadable). */
 int daily_offer(const config_t *cfg, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen);
+/* The database's secret against this node's (server_t.daily_held). */
+enum {
+    DAILY_HELD_SAME = 0, /* the same (or this node's is the database's) */
+    DAILY_HELD_NONE,     /* daily-secret's file; the database holds none */
+    DAILY_HELD_OTHER,    /* daily-secret's file; the database holds another */
+};
 /* The day's seed: a pure function of key and day (YYYY-MM-DD), below 2^63. */
 uint64_t daily_seed(const uint8_t key[DAILY_KEY_LEN], const char *day);
 /* The UTC date of unix time t as YYYY-MM-DD. */
@@ -62,9 +75,16 @@ int64_t daily_until_next(int64_t t);
  * the database if it holds none (hex; "" with daily-secret set: that file
  * is the secret). 0, or -1 logged. */
 int daily_open(server_t *srv, char want[DB_SECRET_HEX + 1]);
-/* After it opened with want (db_guard_t.daily_secret): held, the secret it
- * holds, into srv->daily_key; want wiped. 0, or -1 logged. */
+/* After it opened with want (db_guard_t.daily_secret; daily_read): held,
+ * the secret it holds ("" none), into srv->daily_key, want wiped, and an
+ * older server's default file renamed (daily_secret_retire) once the
+ * database holds its secret or another. With daily-secret set, held is
+ * only compared: a database holding another is logged as a warning
+ * (srv->daily_held). 0, or -1 logged. */
 int daily_keep(server_t *srv, char want[DB_SECRET_HEX + 1], const char *held);
+/* Where this node's secret comes from, for warren-admin health ("the
+ * database's", or daily-secret's file and how it stands to the database's). */
+void daily_describe(const server_t *srv, char *out, size_t n);
 /* The menu's d, the web's /play/daily (home loop, a logged-in c): today's
  * attempt resumed, or started when the account has none, or a clear
  * refusal in the menu (played already, another game in progress). */

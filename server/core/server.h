@@ -123,6 +123,7 @@ struct server {
     char announce[200];      /* the admin's announcement: screens/announce.c */
     uint8_t daily_key[32];   /* home: the daily game's secret, hashed (daily.c) */
     int daily_from;          /* home: where it came from, a DAILY_FROM_* (daily.h) */
+    int daily_held;          /* home: the database's against it, a DAILY_HELD_* */
     uint64_t announce_until; /* uv_now ms; shown while now < this */
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */
     screen_t *frame_grid;    /* a frame's changed rows kept here (frames.c; loop thread only) */

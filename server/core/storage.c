@@ -214,7 +214,8 @@ int storage_open(server_t *s, const char *daily_secret, char *held)
     db_guard_t g = {.busy_ms = s->cfg.db_busy_ms,
                     .check_ms = s->cfg.db_check_ms,
                     .keep_id = true,
-                    .daily_secret = daily_secret};
+                    .daily_secret = daily_secret,
+                    .daily_read = true};
     s->db = db_open_guarded(s->loop, s->cfg.db, &g, &found, err, sizeof err);
     if (!s->db)
         return log_error("cannot start: %s", err), -1;

@@ -58,8 +58,8 @@ typedef struct {
 
 /* Home's start: opens the database (db_open_guarded: made 0600, modes
  * narrowed, the quick check in cfg.db_check_ms, its id kept in PATH.id,
- * daily_secret stored if it holds none and the one it holds in held (DB_SECRET_HEX + 1 bytes),
- * unless NULL), logs what it found, storage_init, the cap of
+ * daily_secret stored if it holds none (unless NULL), the one it holds in
+ * held (DB_SECRET_HEX + 1 bytes, "" none)), logs what it found, storage_init, the cap of
  * cfg.db_max_size. 0, or -1 with the reason logged (a refused file: what
  * to do). */
 int storage_open(server_t *home, const char *daily_secret, char *held);

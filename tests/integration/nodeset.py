@@ -14,9 +14,13 @@ SECRET = "peer-secret-1"
 
 
 def on_database(d, url):
-    """Daemon d, not started yet, on the database url instead of its own."""
+    """Daemon d, not started yet, on the database url instead of its own,
+    its control socket where the file's would be (as Daemon does with
+    WARREN_DB=pg), so warren-admin reaches it either way."""
     d.db_url = url
     d.argv[d.argv.index("--db") + 1] = url
+    if "--control" not in d.argv:
+        d.argv += ["--control", f"{d.db}.ctl"]
     return d
 
 

@@ -6,9 +6,12 @@ is refused, a dropped connection resumes the same one), and the board
 day's board links each game's replay, dump and milestones; bad dates are
 refused. The secret the seed is hashed under is kept in the database,
 made there once (no file), or taken from an older server's file so its
-days keep their seeds. The same day is played once more on PostgreSQL (a
+days keep their seeds (once: the file is then renamed and no longer
+read); a daily-secret file other than the database's secret is warned
+of, at start and in health. The same day is played once more on PostgreSQL (a
 private cluster), and by two nodes started in different directories on
-one PostgreSQL: one seed."""
+one PostgreSQL: one seed, unless only one is given daily-secret (it
+warns)."""
 import datetime
 import hashlib
 import json
@@ -16,7 +19,7 @@ import re
 
 import pytest
 
-from harness import ARTIFACTS, ON_PG, WS, Telnet, Web, browser_script, unique_name
+from harness import ARTIFACTS, ON_PG, WS, Telnet, Web, admin, browser_script, unique_name
 from nodeset import Nodes
 from pgcluster import PgCluster
 
@@ -260,25 +263,100 @@ def test_secret_kept_in_the_database(daemon):
     assert secret.encode() not in Web(daemon.http).get("/daily").body
 
 
+def imported(path):
+    """Where an imported default file is kept (daily.h's DAILY_IMPORTED)."""
+    return path.with_name(path.name + ".imported")
+
+
+def restart(d):
+    """d stopped and started again: what the new start logged."""
+    d.stop_clean()
+    since = len(d.log())
+    d.start()
+    return d.log()[since:]
+
+
 def test_upgrade_keeps_the_file_secret(start_daemon, tmp_path):
     """An older server's file is the secret stored when the database holds
-    none: today's seed stays the file's, and stays so once it is gone."""
+    none, once: the file is renamed .imported (kept, 0600) and that said in
+    one log line; later starts neither read it nor say so, and today's seed
+    stays the file's."""
     text = "0123456789abcdef" * 4 + "\n"
     path = tmp_path / "daemon" / ("warren.daily" if ON_PG else "warren.db.daily")
     path.parent.mkdir()  # the directory start_daemon's first daemon runs in
     path.write_text(text)
-    path.chmod(0o600)
+    path.chmod(0o640)
     d = start_daemon(http=True)
     assert default_file(d) == path
     key = hashlib.blake2b(text.strip().encode(), digest_size=32).digest()
     assert held_secret(d) == key.hex()
+    assert not path.exists() and imported(path).read_text() == text
+    assert imported(path).stat().st_mode & 0o777 == 0o600
+    name = re.escape(path.name)
+    said = re.compile(rf"daily: the secret of \S*{name} is now kept in the database; the file, "
+                      rf"no longer read, is kept as \S*{name}\.imported")
+    assert len(said.findall(d.log())) == 1, d.log()
     play_and_quit(d, name_of("ua"))
     assert daily_seeds(d) == {seed_of(key, today())}
-    with d.stopped():
-        path.unlink()  # read once: the database keeps it now
+    again = restart(d)
+    assert len(said.findall(d.log())) == 1
+    assert "daily: the secret is the database's" in again
+    assert path.name not in again and not path.exists()  # the later start read no file
     play_and_quit(d, name_of("ub"))
     assert daily_seeds(d) == {seed_of(key, today())}
-    assert not path.exists()
+
+
+def test_default_file_other_than_the_database_is_set_aside(start_daemon):
+    """A default file whose secret the database does not hold (made after
+    the database kept its own): the database's is used, the file renamed
+    and that said once as a warning; today's seed stays the database's."""
+    d = start_daemon(http=True)
+    secret = held_secret(d)
+    path = default_file(d)
+    with d.stopped():
+        path.write_text("a secret made by hand, after the database's\n")
+        path.chmod(0o600)
+    name = re.escape(path.name)
+    said = re.compile(rf"daily: \S*{name} differs from the secret the database holds, which is "
+                      rf"used; the file, no longer read, is kept as \S*{name}\.imported")
+    assert len(said.findall(d.log())) == 1, d.log()
+    assert not path.exists() and imported(path).exists()
+    assert held_secret(d) == secret
+    restart(d)
+    assert len(said.findall(d.log())) == 1
+    play_and_quit(d, name_of("uo"))
+    assert daily_seeds(d) == {seed_of(bytes.fromhex(secret), today())}
+
+
+def test_set_file_other_than_the_database_warns(start_daemon, bindir, tmp_path):
+    """daily-secret's file wins on its node; when the database holds another
+    secret, the start warns (the node, what players elsewhere get, the
+    advice) and warren-admin health says so; not when they are the same."""
+    d = start_daemon()
+    assert "daily secret: the database's\n" in admin(bindir, d, "health")
+    text = "a secret given to this node alone\n"
+    given = tmp_path / "node.secret"
+    given.write_text(text)
+    given.chmod(0o600)
+    with d.stopped():
+        d.argv += ["--daily-secret", str(given)]
+    node = re.search(r"^node: ([\w.-]+)", admin(bindir, d, "health"), re.M).group(1)
+    warned = (f"daily: node {node}: the secret is the file {given} (daily-secret), NOT the "
+              "database's: players on nodes without daily-secret get another daily game; set "
+              "it on every node or on none (deploy/RUNNING.md)")
+    assert d.log().count(warned) == 1, d.log()
+    assert f"daily secret: the file {given} (daily-secret), NOT the database's" in \
+        admin(bindir, d, "health")
+    d.stop_clean()
+    key = hashlib.blake2b(text.strip().encode(), digest_size=32).digest()
+    d.db_write(("UPDATE meta SET value = ? WHERE key = 'daily_secret'", (key.hex(),)))
+    since = len(d.log())
+    d.start()
+    assert d.log().count(warned) == 1  # the same secret: no warning
+    assert f"the secret is the file {given} (daily-secret), the same as the database's" in \
+        d.log()[since:]
+    assert f"daily secret: the file {given} (daily-secret), the same as the database's\n" in \
+        admin(bindir, d, "health")
 
 
 def play_two(da, a, db, b, then=None):
@@ -329,3 +407,28 @@ def test_nodes_in_other_directories_share_the_day(pg, bindir, tmp_path):
         play_two(a, name_of("na"), b, name_of("nb"))
         assert len(daily_seeds(a)) == 1, daily_seeds(a)
         assert held_secret(a) == held_secret(b)
+
+
+def test_daily_secret_on_one_node_warns(pg, bindir, tmp_path):
+    """daily-secret set on node b only: b warns at start and in health (its
+    name, what players on the others get), a does not; a player on each
+    gets another daily game, as the warning says."""
+    text = "a secret only node b is given\n"
+    given = tmp_path / "b.secret"
+    given.write_text(text)
+    given.chmod(0o600)
+    with Nodes(bindir, tmp_path, url=pg.create_db("split")) as nodes:
+        a = nodes.start("a")
+        b = nodes.start("b", "--daily-secret", str(given))
+        assert (f"daily: node b: the secret is the file {given} (daily-secret), NOT the "
+                "database's: players on nodes without daily-secret get another daily game"
+                in b.log()), b.log()
+        assert "NOT the database's" not in a.log()
+        assert "daily secret: the database's\n" in admin(bindir, a, "health")
+        assert f"daily secret: the file {given} (daily-secret), NOT the database's" in \
+            admin(bindir, b, "health")
+        play_and_quit(a, name_of("sa"))
+        play_and_quit(b, name_of("sb"))
+        key_b = hashlib.blake2b(text.strip().encode(), digest_size=32).digest()
+        assert daily_seeds(a) == {seed_of(bytes.fromhex(held_secret(a)), today()),
+                                  seed_of(key_b, today())}

@@ -1,7 +1,9 @@
 /* Unit tests: server/core/daily — the daily game's seed (the date hashed
  * under the server's secret: stable, different for another secret or
  * another day), its secret file (made 0600 when absent, read back the
- * same, narrowed when loose, refused when short or a link), the UTC day;
+ * same, narrowed when loose, refused when short or a link), an older
+ * server's default file imported once (renamed, never over another),
+ * daily-secret's file against the database's secret, the UTC day;
  * and records_query's reader of /daily/DATE. */
 #include <check.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "daily.h"
+#include "server.h"
 #include "records_query.h"
 
 #define DAILY_SEED_GOLDEN 7754005363736230501ull /* daily_seed(7 x 32, "2026-11-28") */
@@ -136,6 +139,131 @@ START_TEST(secret_offered_from_set_file_or_new)
 }
 END_TEST
 
+static void read_text(const char *path, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t got = fread(out, 1, n - 1, f);
+    out[got] = '\0';
+    fclose(f);
+}
+
+/* An older server's default file, once imported, is renamed (kept, 0600),
+ * never over another file of that name: a second one stays where it is. */
+START_TEST(secret_retired_never_over_another)
+{
+    char path[200], to[240], want[240], err[300], text[100];
+    tmp_path(path, sizeof path, "old.daily");
+    snprintf(want, sizeof want, "%s%s", path, DAILY_IMPORTED);
+    unlink(want);
+    write_file(path, "an older server's secret\n", 0400);
+    ck_assert_int_eq(daily_secret_retire(path, to, sizeof to, err, sizeof err), 0);
+    ck_assert_str_eq(to, want);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    struct stat st;
+    ck_assert_int_eq(stat(to, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    read_text(to, text, sizeof text);
+    ck_assert_str_eq(text, "an older server's secret\n");
+    write_file(path, "another secret, made later\n", 0600);
+    ck_assert_int_eq(daily_secret_retire(path, to, sizeof to, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cannot rename"));
+    read_text(path, text, sizeof text);
+    ck_assert_str_eq(text, "another secret, made later\n");
+    read_text(want, text, sizeof text);
+    ck_assert_str_eq(text, "an older server's secret\n"); /* not overwritten */
+    unlink(path);
+    unlink(want);
+}
+END_TEST
+
+/* daily_open then daily_keep, as a start does, with the database holding
+ * held (DB_SECRET_HEX hex, "" none): what daily_offer gave it. */
+static int start_with(server_t *srv, const char *held)
+{
+    char want[DB_SECRET_HEX + 1], stored[DB_SECRET_HEX + 1];
+    ck_assert_int_eq(daily_open(srv, want), 0);
+    int from = srv->daily_from;
+    memcpy(stored, held[0] ? held : want, sizeof stored); /* none held: want is stored */
+    ck_assert_int_eq(daily_keep(srv, want, stored), 0);
+    return from;
+}
+
+static void hex_of(const uint8_t key[DAILY_KEY_LEN], char out[DB_SECRET_HEX + 1])
+{
+    for (int i = 0; i < DAILY_KEY_LEN; i++)
+        snprintf(out + 2 * i, 3, "%02x", key[i]);
+}
+
+/* A start imports the default file once: the key stored from it, the file
+ * renamed; the next start reads no file (the database's key is kept). A
+ * file whose key the database does not hold is renamed all the same. */
+START_TEST(default_file_imported_once)
+{
+    server_t *srv = calloc(1, sizeof *srv);
+    char db[200], deflt[220], imported[240], held[DB_SECRET_HEX + 1];
+    tmp_path(db, sizeof db, "i.db");
+    snprintf(deflt, sizeof deflt, "%s.daily", db);
+    snprintf(imported, sizeof imported, "%s%s", deflt, DAILY_IMPORTED);
+    unlink(imported);
+    snprintf(srv->cfg.db, sizeof srv->cfg.db, "%s", db);
+    write_file(deflt, "an older server's secret\n", 0600);
+    ck_assert_int_eq(start_with(srv, ""), DAILY_FROM_FILE);
+    hex_of(srv->daily_key, held);
+    ck_assert_int_eq(access(deflt, F_OK), -1);
+    ck_assert_int_eq(access(imported, F_OK), 0);
+    uint8_t key[DAILY_KEY_LEN];
+    memcpy(key, srv->daily_key, sizeof key);
+    ck_assert_int_eq(start_with(srv, held), DAILY_FROM_NEW); /* no file read */
+    ck_assert_mem_eq(srv->daily_key, key, DAILY_KEY_LEN);
+    unlink(imported);
+    write_file(deflt, "a file the database does not hold\n", 0600);
+    ck_assert_int_eq(start_with(srv, held), DAILY_FROM_FILE);
+    ck_assert_mem_eq(srv->daily_key, key, DAILY_KEY_LEN); /* the database wins */
+    ck_assert_int_eq(access(deflt, F_OK), -1);
+    ck_assert_int_eq(access(imported, F_OK), 0);
+    unlink(imported);
+    free(srv);
+}
+END_TEST
+
+/* daily-secret's file wins; how it stands to the database's secret is
+ * kept for health: the same, none there, or another (the warning). */
+START_TEST(set_file_against_the_database)
+{
+    server_t *srv = calloc(1, sizeof *srv);
+    char set[200], mine[DB_SECRET_HEX + 1], line[600], want[DB_SECRET_HEX + 1];
+    const char *other = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    tmp_path(set, sizeof set, "set");
+    snprintf(srv->cfg.daily_secret, sizeof srv->cfg.daily_secret, "%s", set);
+    snprintf(srv->cfg.node, sizeof srv->cfg.node, "n1");
+    static const struct {
+        int held;
+        const char *says;
+    } cases[] = {{DAILY_HELD_NONE, "; the database holds none"},
+                 {DAILY_HELD_SAME, ", the same as the database's"},
+                 {DAILY_HELD_OTHER, "NOT the database's: players on nodes without daily-secret "
+                                    "get another daily game; set it on every node or on none"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(daily_open(srv, want), 0);
+        ck_assert_int_eq(srv->daily_from, DAILY_FROM_SET);
+        ck_assert_str_eq(want, ""); /* nothing to store */
+        hex_of(srv->daily_key, mine);
+        const char *held = cases[i].held == DAILY_HELD_NONE   ? ""
+                           : cases[i].held == DAILY_HELD_SAME ? mine
+                                                              : other;
+        ck_assert_int_eq(daily_keep(srv, want, held), 0);
+        ck_assert_int_eq(srv->daily_held, cases[i].held);
+        hex_of(srv->daily_key, want);
+        ck_assert_str_eq(want, mine); /* the file's key, whatever the database holds */
+        daily_describe(srv, line, sizeof line);
+        ck_assert_msg(strstr(line, set) && strstr(line, cases[i].says), "%s", line);
+    }
+    unlink(set);
+    free(srv);
+}
+END_TEST
+
 START_TEST(utc_day)
 {
     char day[DAILY_DATE_LEN];
@@ -179,6 +307,9 @@ Suite *suite_server_daily(void)
     tcase_add_test(t, secret_made_once_0600);
     tcase_add_test(t, secret_given_loose_short_link);
     tcase_add_test(t, secret_offered_from_set_file_or_new);
+    tcase_add_test(t, secret_retired_never_over_another);
+    tcase_add_test(t, default_file_imported_once);
+    tcase_add_test(t, set_file_against_the_database);
     tcase_add_test(t, utc_day);
     tcase_add_test(t, date_in_urls);
     suite_add_tcase(s, t);
