@@ -121,9 +121,10 @@ typedef struct hooks {
      * (user_id) or banned addresses (user_id 0: those the bans here now
      * refuse): their websockets here are told msg and close (web/webgw.c);
      * word says which in the log ("kicked", "locked", "deleted",
-     * "renamed", "banned"). */
+     * "renamed", "banned"); keep: a rename's new name, the websockets
+     * logged in under it stay (moderation_known_as), else NULL. */
     void (*kicked_elsewhere[HOOKS_MAX])(server_t *home, int64_t user_id, const char *msg,
-                                        const char *word);
+                                        const char *word, const char *keep);
     /* Home: mail was left for an account (a terminal at the menu shows
      * it); user_id 0: for anyone (mail may have come unheard). */
     void (*mail_left[HOOKS_MAX])(server_t *srv, int64_t user_id);

@@ -308,8 +308,14 @@ static moderation_why_t why_of(const char *kind, int64_t b)
 typedef struct {
     int64_t user_id;  /* a kick's account; 0: a ban's sweep */
     const char *word; /* for the log: why (moderation_why_word) */
+    char keep[32];    /* a rename's new name: its connections stay */
     char line[200];
 } sweep_t;
+
+bool moderation_known_as(const conn_t *c, const char *name)
+{
+    return name && name[0] && strcmp(c->user, name) == 0;
+}
 
 /* On each loop: its connections that the sweep names, told and closed. */
 static void sweep_loop(server_t *k, void *ud)
@@ -319,7 +325,7 @@ static void sweep_loop(server_t *k, void *ud)
     LIST_EACH (it, &k->conns) {
         conn_t *x = LIST_ITEM(it, conn_t, node);
         bool hit = w->user_id ? x->user_id == w->user_id : moderation_banned(k->mod, x->ip, now);
-        if (hit && !x->closing) {
+        if (hit && !x->closing && !moderation_known_as(x, w->keep)) {
             log_info("closed conn=%llu user=%s (%s at another node)", (unsigned long long)x->id,
                      x->user, w->word);
             conn_tell_close(x, w->line, w->user_id ? "kicked" : "banned");
@@ -333,13 +339,15 @@ static void sweep_done(server_t *home, void *ud)
     free(ud);
 }
 
-static void sweep(server_t *home, int64_t user_id, const char *msg, const char *word)
+static void sweep(server_t *home, int64_t user_id, const char *msg, const char *word,
+                  const char *keep)
 {
     sweep_t *w = calloc(1, sizeof *w);
     if (!w)
         return log_error("sweep after another node's sanction: out of memory");
     w->user_id = user_id;
     w->word = word;
+    snprintf(w->keep, sizeof w->keep, "%s", keep ? keep : "");
     if (user_id)
         snprintf(w->line, sizeof w->line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
     else
@@ -354,8 +362,11 @@ void moderation_sent_off_elsewhere(server_t *home, const notify_event_t *ev)
     moderation_why_t why = why_of(ev->kind, ev->b);
     char msg[160];
     moderation_why_words(why, ev->name, msg, sizeof msg);
-    sweep(home, ev->a, msg, moderation_why_word(why));
-    HOOKS_CALL(home->hooks->kicked_elsewhere, home, ev->a, msg, moderation_why_word(why));
+    /* a rename heard late (a gap of the listener): whoever logged in
+     * under the new name since is not sent off */
+    const char *keep = why == MOD_RENAMED ? ev->name : NULL;
+    sweep(home, ev->a, msg, moderation_why_word(why), keep);
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, ev->a, msg, moderation_why_word(why), keep);
 }
 
 /* The stored lists replace the ones kept here: every loop reads them, so
@@ -379,8 +390,8 @@ static void on_bans_again(void *ud, int status, const db_sanction_t *b, size_t n
     moderation_free(fresh);
     log_info("bans read again after another node's change: %zu", n);
     static const char msg[] = "Connections from your address are refused.";
-    sweep(home, 0, msg, "banned");
-    HOOKS_CALL(home->hooks->kicked_elsewhere, home, 0, msg, "banned");
+    sweep(home, 0, msg, "banned", NULL);
+    HOOKS_CALL(home->hooks->kicked_elsewhere, home, 0, msg, "banned", NULL);
 }
 
 static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t n)

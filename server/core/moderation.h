@@ -14,6 +14,7 @@
 
 typedef struct server server_t;
 typedef struct moderation moderation_t;
+typedef struct conn conn_t;
 
 #define MOD_NET_MAX 64 /* "ADDR/PREFIX" with its NUL */
 
@@ -60,9 +61,14 @@ void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int
 /* Home, told by another node (NOTIFY_KICK, NOTIFY_LOCK, NOTIFY_DELETE,
  * NOTIFY_RENAME; ev->a the account): every connection here of the
  * account is told why, in this node's words for its kind, and closed,
- * its websockets too (its game kept for it, its lease let go). A kick
+ * its websockets too (its game kept for it, its lease let go); of a
+ * rename, those logged in under the new name already stay. A kick
  * of a build before the other kinds says by its b: 1 locked, 2 deleted. */
 void moderation_sent_off_elsewhere(server_t *home, const notify_event_t *ev);
+/* Whether c is logged in under name, exactly (a rename's new name; NULL
+ * or "": no): a rename heard late leaves such a connection alone (one to
+ * another case of the same name still sends the old one off). */
+bool moderation_known_as(const conn_t *c, const char *name);
 
 /* Home, after a gap in hearing other nodes (notify.c): every logged-in
  * connection's account read again, and those deleted or locked meanwhile

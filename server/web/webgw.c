@@ -1049,6 +1049,7 @@ typedef struct {
     int64_t user_id, keep, only;
     const char *msg, *why;
     bool banned;
+    const char *keep_name; /* those logged in under it stay (a rename's new name) */
 } pick_t;
 
 static bool picked(server_t *srv, const pick_t *p, wsock_t *ws, int64_t now)
@@ -1057,7 +1058,7 @@ static bool picked(server_t *srv, const pick_t *p, wsock_t *ws, int64_t now)
     if (p->banned)
         return moderation_banned(srv->mod, c->ip, now);
     int64_t key = webgw_login_key(ws->token_hash);
-    if (p->keep && key == p->keep)
+    if ((p->keep && key == p->keep) || moderation_known_as(c, p->keep_name))
         return false;
     return p->only ? key == p->only : c->user_id == p->user_id;
 }
@@ -1102,13 +1103,15 @@ int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
 
 /* A kick, a lock, a delete, a rename or a ban at another node
  * (hooks_t.kicked_elsewhere): told its words. */
-static void kicked_elsewhere(server_t *srv, int64_t user_id, const char *msg, const char *word)
+static void kicked_elsewhere(server_t *srv, int64_t user_id, const char *msg, const char *word,
+                             const char *keep)
 {
     char why[48];
     snprintf(why, sizeof why, "%s at another node", word);
-    int n = user_id < 0    ? 0
-            : user_id == 0 ? close_socks(srv, &(pick_t){.msg = msg, .why = why, .banned = true})
-                           : close_socks(srv, &(pick_t){user_id, 0, 0, msg, why});
+    int n = user_id < 0 ? 0
+            : user_id == 0
+                ? close_socks(srv, &(pick_t){.msg = msg, .why = why, .banned = true})
+                : close_socks(srv, &(pick_t){user_id, 0, 0, msg, why, .keep_name = keep});
     if (n)
         log_info("closed %d websocket%s (%s)", n, n == 1 ? "" : "s", why);
 }

@@ -135,6 +135,34 @@ def test_a_lock_or_delete_of_the_previous_build_is_told_as_one(pair, clients):
     assert not terms["Ned"].eof and "disconnected" not in terms["Ned"].text()
 
 
+def test_a_rename_heard_late_leaves_who_logged_in_under_the_new_name(pair, clients):
+    """A rename's event read late (after a gap of b's listener the log's
+    rows come in long after): a terminal and a browser at b logged in
+    under the new name meanwhile are not sent off; one still under the old
+    name is, told the new name."""
+    a, b = pair
+    for name in ("Oda", "Pia"):
+        web_session(a.http, name, PW)
+    t_new, t_old = clients(b.port).connected(), clients(b.port).connected()
+    t_new.login("Oda", PW)
+    t_old.login("Pia", PW)
+    ws_new, ws_old = lobby(b, login(b, "Oda"), "Oda"), lobby(b, login(b, "Pia"), "Pia")
+    time.sleep(1.5)  # b's listener up, its first read of the log made
+    for name, new in (("Oda", "Oda"), ("Pia", "Pim")):
+        a.db_write(("INSERT INTO node_events(xid, origin, at, payload) VALUES "
+                    "(pg_current_xact_id()::text::bigint, 'c', "
+                    "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT), ?)",
+                    (f"rename * c {uid_of(a, name)} 0 {new}",)))
+    words = "Your account was renamed to Pim: log in again under that name."
+    t_old.wait_for(words, timeout=8)
+    t_old.wait_exit(timeout=5)
+    told_and_closed(ws_old, words)
+    b.wait_log(r"closed conn=\d+ user=Pia \(renamed at another node\)")
+    stays_open(ws_new)
+    t_new.pump(quiet=0.5)
+    assert not t_new.eof and "renamed" not in t_new.text(), t_new.text()
+
+
 def test_a_lock_closes_the_accounts_browsers_at_its_own_node_too(pair, bindir):
     """The node the lock is made at tells its own browsers of the account
     the same words, and closes them."""
