@@ -413,8 +413,9 @@ static void put_off(hostcopy_t *hc, const char *err)
 }
 
 /* The read again in HOSTCOPY_RETRY_MS, the last one too (its program
- * was still at work: hung up, it may be saving; the loop waits for that
- * one, as it waits for a read at the spawner). */
+ * was still at work: hung up, it may be saving; or the spawner had no
+ * place for it, many games ending at once; the loop waits for that one,
+ * as it waits for a read at the spawner). */
 static void retry(hostcopy_t *hc)
 {
     hc->dirty = true;
@@ -473,6 +474,11 @@ static void copy_now(hostcopy_t *hc)
         0) {
         hc->srv->hostcopies.asked++;
         hc->busy = true;
+        return;
+    }
+    bool full = !strcmp(err, SPAWNER_FILES_FULL);
+    if (hc->ending && full) { /* the last copy: soon, however many games end at once */
+        retry(hc);
         return;
     }
     log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);

@@ -16,7 +16,9 @@
  * max(HOSTCOPY_EVERY_MS, B / copy-rate), so a program that rewrites big
  * files all the time writes no more than that to the database (each read
  * held back counted, server.h's hostcopies, and logged once a game); the
- * copy at its end is never held back. While its program runs, only a
+ * copy at its end is never held back, nor dropped when the spawner has
+ * no place for it (SPAWNER_FILES_FULL: many games ended at once), but
+ * asked again every HOSTCOPY_RETRY_MS. While its program runs, only a
  * still set is copied (spawner.h: SPAWNER_FILES_BUSY): nothing in the
  * player's directory changed within SPAWNER_FILES_QUIET_MS before the
  * read nor while it read, so no copy is of a save half written; a read

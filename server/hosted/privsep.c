@@ -126,6 +126,8 @@ int privsep_start(const config_t *cfg, struct spawner **sp, char *err, size_t er
                        err, errlen) < 0 ||
         check_games(cfg, &sc, &run, err, errlen) < 0)
         return -1;
+    if (cfg->test_copies > 0 && cfg->test_copies < SPAWNER_COPIES_MAX)
+        sc.copies_max = cfg->test_copies;
     if (!(*sp = spawner_start(&sc, err, errlen)))
         return -1;
     if (root && run.uid)

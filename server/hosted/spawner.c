@@ -83,7 +83,7 @@ struct spawner {
     starting_t starting[REQ_SLOTS];
     int nstarting; /* slots in use by starts */
     int nrc;       /* slots in use by rc requests */
-    int nreads;    /* of those, files reads (SPAWNER_COPIES_MAX at most) */
+    int nreads;    /* of those, files reads (cfg.copies_max at most) */
     watch_t *watches;
     int nwatch, capwatch;
     exit_t *exits; /* received, not delivered yet */
@@ -158,6 +158,7 @@ int spawner_config(spawner_cfg_t *cfg, const gamecfg_list_t *games, const char *
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->games = games;
+    cfg->copies_max = SPAWNER_COPIES_MAX;
     cfg->owner = owner;
     cfg->group = group;
     if (snprintf(cfg->games_dir, sizeof cfg->games_dir, "%s", games_dir) >=
@@ -779,7 +780,7 @@ void spawner_stop(spawner_t *sp)
 static int rc_request(spawner_t *sp, spawnmsg_t *req, req_kind_t kind, spawner_rc_fn *fn,
                       void *user, char *err, size_t errlen)
 {
-    bool reads_full = kind == REQ_FILES_READ && sp->nreads >= SPAWNER_COPIES_MAX;
+    bool reads_full = kind == REQ_FILES_READ && sp->nreads >= sp->cfg.copies_max;
     starting_t *st = reads_full ? NULL : starting_slot(sp, kind);
     if (sp->gone)
         return snprintf(err, errlen, "%s", GONE), -1;
@@ -855,12 +856,12 @@ static int files_request(spawner_t *sp, req_kind_t kind, const char *game, const
     spawnmsg_t req = {.type = kind == REQ_FILES_READ ? SPAWNMSG_FILES_READ : SPAWNMSG_FILES_WRITE};
     if (!rc_names(&req, game, dir))
         return snprintf(err, errlen, "a bad game or directory"), -1;
-    bool reads_full = kind == REQ_FILES_READ && sp->nreads >= SPAWNER_COPIES_MAX;
+    bool reads_full = kind == REQ_FILES_READ && sp->nreads >= sp->cfg.copies_max;
     starting_t *st = reads_full ? NULL : starting_slot(sp, kind);
     if (sp->gone)
         return snprintf(err, errlen, "%s", GONE), -1;
     if (!st)
-        return snprintf(err, errlen, "many players' files are being copied: later"), -1;
+        return snprintf(err, errlen, "%s", SPAWNER_FILES_FULL), -1;
     if (request_fd(sp, st, &req, fd, err, errlen) < 0)
         return -1;
     st->kind = kind;

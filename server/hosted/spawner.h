@@ -95,6 +95,9 @@ _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is a
  * its directory changed since the last read began (inotify, spawndisk.h):
  * nothing was read, no child forked. */
 #define SPAWNER_FILES_SAME "unchanged since the last read"
+/* The err of a read not asked as copies_max reads (or SPAWNER_RC_MAX
+ * requests) wait already: ask again later. */
+#define SPAWNER_FILES_FULL "many players' files are being copied: later"
 
 /* A read's answer (its err) that begins with this: the player's game
  * runs and something in its directory changed within the last
@@ -132,6 +135,7 @@ typedef struct {
     char games_dir[256];                 /* players' directories (playerfs.h) */
     uid_t owner;                         /* the daemon's user: owns games-dir */
     gid_t group;
+    int copies_max; /* files reads waiting at once: SPAWNER_COPIES_MAX (fewer in tests) */
     /* private: set by spawner_start. The rc saves' gate, shared by both
      * processes (one page, MAP_SHARED): the spawner makes a save only
      * while it is open (OPEN to SAVING, back when made), warrend shuts it

@@ -13,14 +13,15 @@ import os
 import pwd
 import re
 import shutil
+import signal
 import time
 
 import pytest
 
 from harness import ON_PG, admin, unique_name
 from nodeset import Nodes
-from test_hosted import (for_games, open_to_games, playground, settle, start_nethack,
-                         toy_copy)
+from test_hosted import (for_games, open_to_games, playground, settle, spawner_of,
+                         start_nethack, toy_copy)
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 TTL_MS = 3000  # a dead node's heartbeat lapses within seconds
@@ -505,6 +506,41 @@ def test_a_save_being_written_is_not_copied_half_written(bindir, tmp_path, clien
         assert re.search(rf"hosted files of user={name} game=saver put off: .+ changed within "
                          r"2000 ms of the read: copied once still", a.log())
         p.send("q")
+
+
+def test_last_copies_of_games_ending_at_once_wait_for_a_place(bindir, tmp_path, clients):
+    """Games that end at once, with more last copies than the spawner
+    reads at once (--test-copies 1 here, 32 in service; a busy machine's
+    spawner, stopped meanwhile, reaps them together): each last copy waits
+    for a place and is stored, none is dropped. ptytoy churn rewrites its
+    files every 0.1 s, so no copy is taken while it runs: the last is each
+    player's only one."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, more=("--test-copies", 1), mode="churn 1")
+        names = [unique_name(f"lc{i}x") for i in range(3)]
+        players = [play(clients, a, name, register=True) for name in names]
+        for p in players:
+            p.wait_for(re.compile(r"churn [1-9]\d*"))
+        pids = [int(re.search(rf"hosted start user={n} game=saver pid=(\d+)", a.log()).group(1))
+                for n in names]
+        spawner = spawner_of(a)
+        os.kill(spawner, signal.SIGSTOP)
+        try:
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.5)  # all three ended, none reaped yet
+        finally:
+            os.kill(spawner, signal.SIGCONT)
+        for name in names:
+            a.wait_log(rf"program exited user={name} game=saver")
+        end = time.time() + 15
+        for name in names:
+            while not (rows := a.db_rows(
+                    "SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                    "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'", name)):
+                assert time.time() < end, (name, a.log()[-3000:])
+                time.sleep(0.2)
+            assert bytes(rows[0][0]).isdigit(), rows
 
 
 def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
