@@ -440,6 +440,48 @@ START_TEST(daily_secret_only_read)
 }
 END_TEST
 
+/* A daily secret row in the database that is not 64 lower-case hex
+ * digits (cut short, too long, upper case, not hex, empty) refuses the
+ * opening with a clear message, which holds neither that row nor the
+ * secret offered. */
+START_TEST(daily_secret_malformed_row_refused)
+{
+    static const char *const bad[] = {
+        "'0123456789abcdef'",
+        "'0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0'",
+        "'0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF'",
+        "'0123456789abcdeg0123456789abcdef0123456789abcdef0123456789abcdef'",
+        "''",
+    };
+    const char *offer = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char dir[64], path[128], err[256], sql[200];
+        temp_db(dir, sizeof dir, path, sizeof path);
+        uv_loop_t loop;
+        uv_loop_init(&loop);
+        db_guard_t g = GUARD;
+        db_opened_t o;
+        db_t *x = open_guarded(&loop, path, &o, err, sizeof err);
+        ck_assert_msg(x != NULL, "%s", err);
+        close_db(&loop, x);
+        sqlite3 *h;
+        snprintf(sql, sizeof sql, "INSERT INTO meta(key, value) VALUES ('daily_secret', %s)",
+                 bad[i]);
+        ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(h);
+        g.daily_secret = offer;
+        ck_assert(db_open_guarded(&loop, path, &g, &o, err, sizeof err) == NULL);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        ck_assert_msg(strstr(err, "the daily secret the database holds is not 64 hex digits"), "%s",
+                      err);
+        ck_assert_msg(!strstr(err, "0123456789") && !strstr(err, "fedcba"), "%s", err);
+        uv_loop_close(&loop);
+        rm_dir(dir);
+    }
+}
+END_TEST
+
 Suite *suite_db_file(void)
 {
     Suite *s = suite_create("db_file");
@@ -448,6 +490,7 @@ Suite *suite_db_file(void)
     tcase_add_test(tc, new_files_are_0600_whatever_the_umask);
     tcase_add_test(tc, daily_secret_stored_once);
     tcase_add_test(tc, daily_secret_only_read);
+    tcase_add_test(tc, daily_secret_malformed_row_refused);
     tcase_add_test(tc, kept_id_refuses_a_missing_empty_or_other_database);
     tcase_add_test(tc, quick_check_refuses_damage_and_keeps_its_budget);
     tcase_add_test(tc, deleted_file_is_seen_and_fenced);
