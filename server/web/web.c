@@ -52,13 +52,15 @@
 
 /* A message's bytes, one copy however many connections queue it (a
  * frame's encoding shared by its watchers): freed by the last reference.
- * lws writes each connection's frame header into the room before the
- * payload, one write after another on this loop, and copies what a
- * socket did not take (no extension), so the room can be shared. */
+ * Its websocket header is made once, in the room before the payload
+ * (frame_write sends header and payload from there); lws_write writes
+ * the same bytes there, and copies what a socket did not take (no
+ * extension), so the room can be shared. */
 typedef struct web_blob {
     int refs;
     size_t len;
     bool text;
+    unsigned char hlen;  /* the header's bytes, before buf + LWS_PRE */
     uint64_t id;         /* the sender's name for these bytes (shared); 0: own */
     unsigned char buf[]; /* LWS_PRE bytes of room, then the payload */
 } web_blob_t;
@@ -69,6 +71,7 @@ typedef struct web_blob {
 struct web_conn {
     web_t *w;
     struct lws *wsi;
+    int fd;       /* wsi's socket: frame_write writes queued frames to it */
     list_t node;  /* web_t.conns */
     list_t lnode; /* web_t.later while it has later sends (linked = on it) */
     web_kind_t kind;
@@ -227,12 +230,25 @@ static void conn_unlink(web_conn_t *wc)
 
 /* ---- messages' bytes ------------------------------------------------------------ */
 
+/* The header of an unmasked final frame of len bytes (RFC 6455 5.2),
+ * as lws writes it: put before end; returns its length. */
+static unsigned char frame_header(unsigned char *end, size_t len, bool text)
+{
+    unsigned char n = len < 126 ? 0 : len < 65536 ? 2 : 8;
+    for (unsigned char i = 1; i <= n; i++, len >>= 8)
+        end[-i] = (unsigned char)(len & 0xff);
+    end[-n - 1] = n == 0 ? (unsigned char)len : n == 2 ? 126 : 127;
+    end[-n - 2] = 0x80 | (text ? 1 : 2);
+    return n + 2;
+}
+
 static web_blob_t *blob_new(const void *data, size_t len, bool text, uint64_t id)
 {
     web_blob_t *b = malloc(sizeof *b + LWS_PRE + len);
     if (!b)
         return NULL;
     *b = (web_blob_t){.refs = 1, .len = len, .text = text, .id = id};
+    b->hlen = frame_header(b->buf + LWS_PRE, len, text);
     if (len)
         memcpy(b->buf + LWS_PRE, data, len);
     return b;
@@ -390,6 +406,24 @@ int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
     return 0;
 }
 
+/* Sends m's frame, header and payload as made once for every connection
+ * that queued it, straight to wc's socket (nothing is buffered in lws:
+ * the caller checked); what the socket did not take is handed to lws
+ * raw, which copies it and writes it before anything else. Returns 0, or
+ * -1 on a write error. */
+static int frame_write(web_conn_t *wc, web_blob_t *m)
+{
+    unsigned char *p = m->buf + LWS_PRE - m->hlen;
+    size_t all = m->hlen + m->len;
+    ssize_t n = send(wc->fd, p, all, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n == (ssize_t)all)
+        return 0;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        return -1;
+    size_t sent = n > 0 ? (size_t)n : 0;
+    return lws_write(wc->wsi, p + sent, all - sent, LWS_WRITE_RAW) < (int)(all - sent) ? -1 : 0;
+}
+
 /* Writes wc's queue while the socket takes it; the rest goes on through
  * WRITEABLE callbacks. */
 static void later_drain(web_conn_t *wc)
@@ -401,11 +435,9 @@ static void later_drain(web_conn_t *wc)
             return;
         }
         web_blob_t *m = queue_pop(wc);
-        size_t len = m->len;
-        int n =
-            lws_write(wc->wsi, m->buf + LWS_PRE, len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
-        blob_unref(m); /* no extension: lws copied what the socket did not take */
-        if (n < (int)len) {
+        int n = frame_write(wc, m);
+        blob_unref(m); /* lws copied what the socket did not take */
+        if (n < 0) {
             web_close(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "write failed");
             return;
         }
@@ -723,6 +755,7 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
         return -1;
     wc->w = w;
     wc->wsi = wsi;
+    wc->fd = lws_get_socket_fd(wsi);
     wc->kind = pss->kind;
     list_init(&wc->lnode);
     wc->q = wc->qin;

@@ -238,6 +238,41 @@ def test_slow_spectators_share_one_copy_of_each_frame(bindir, tmp_path):
         d.stop()
 
 
+def test_watchers_get_the_same_bytes_and_a_full_socket_its_frames_whole(bindir, tmp_path):
+    """A game at 400x200 whose world map's frames are longer than 125
+    bytes (a websocket header with a 2-byte length, made once for all its
+    watchers): two watchers that read all the while get the same messages,
+    byte for byte, and one whose socket takes 4 KB at a time (frames
+    written in pieces, the rest through lws) still ends on the same screen
+    as a newcomer."""
+    d = Daemon(bindir, tmp_path / "d", http=True, exe=program(bindir, "warrend"),
+               extra=["--output-queue", "4194304", "--input-rate", "1000000"])
+    d.start()
+    try:
+        tok = Web(d.http).register("wide", PW).session
+        w, h = 400, 200
+        player = play_socket(d.http, tok, w, h)
+        fast = [WS(d.http, "/ws/watch/wide", timeout=10) for _ in range(2)]
+        slow = WS(d.http, "/ws/watch/wide", rcvbuf=4096, timeout=10)
+        slow.until(lambda op, p: op == 2, timeout=10)  # its first keyframe, then nothing
+        for s in fast:
+            read_frames(s, quiet=0.5)  # keyframes, the count of watchers going up
+        for _ in range(6):  # the world map on and off
+            player.binary(b"M")
+            player.until(lambda op, p: op == 2, timeout=30)
+        got = [read_frames(s) for s in fast]
+        assert got[0] == got[1] and len(got[0]) >= 2, [len(f) for f in got[0]]
+        assert max(len(f) for f in got[0]) > 125, [len(f) for f in got[0]]
+        frames = read_frames(slow)
+        want = screen_of(read_frames(WS(d.http, "/ws/watch/wide", timeout=10)), w, h)
+        have = screen_of(frames, w, h)
+        differ = [(a, b) for a, b in zip(have, want) if a != b]
+        assert len(differ) <= 1 and all("watching" in a for a, b in differ), differ
+        assert any("HP" in row for row in want), want
+    finally:
+        d.stop()
+
+
 def drain_all(socks, quiet=1.0, limit=60.0):
     """Every binary message each socket has, read round after round until
     none came on any for quiet seconds."""
