@@ -44,7 +44,7 @@ void level_sleep(game_t *g, level_t *lv)
     gfree(&g->al, lv->kept);
     lv->vis = lv->opaque = lv->lit = NULL;
     lv->kept = NULL;
-    lv->opaque_ok = lv->fov_ok = lv->kept_ok = 0;
+    lv->opaque_ok = lv->fov_ok = lv->kept_ok = lv->kept_diff = 0;
     if (g->reg.ix.depth == lv->depth)
         reg_index_close(&g->reg);
 }
@@ -66,7 +66,7 @@ int level_live(game_t *g, level_t *lv)
         level_sleep(g, lv);
         return -1;
     }
-    lv->opaque_ok = lv->fov_ok = lv->kept_ok = 0;
+    lv->opaque_ok = lv->fov_ok = lv->kept_ok = lv->kept_diff = 0;
     return 0;
 }
 

@@ -179,18 +179,15 @@ static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box
     view_unpack(lv, box, lv->kept);
 }
 
-/* The kept view into vis in place of the current one, packed in now over
- * the same box b: only the cells whose sight differs are written. */
-static void view_restore_same(level_t *lv, const fov_box_t *b, const uint64_t *now)
+/* The cells of box b whose bits are set in diff flipped (vis holds 0
+ * or 1): the view the bits were taken against becomes the other one. */
+static void view_flip(level_t *lv, const fov_box_t *b, const uint64_t *diff)
 {
-    const uint64_t *kept = lv->kept;
-    for (int y = b->y0; y < b->y1; y++, now += 2, kept += 2) {
+    for (int y = b->y0; y < b->y1; y++, diff += 2) {
         uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
         for (int w = 0; w < 2; w++)
-            for (uint64_t d = now[w] ^ kept[w]; d; d &= d - 1) {
-                int bit = __builtin_ctzll(d);
-                vis[w * 64 + bit] = (uint8_t)((kept[w] >> bit) & 1);
-            }
+            for (uint64_t d = diff[w]; d; d &= d - 1)
+                vis[w * 64 + __builtin_ctzll(d)] ^= 1;
     }
 }
 
@@ -201,22 +198,47 @@ static bool box_same(const fov_box_t *a, const fov_box_t *b)
 
 /* The view from (x, y) at radius: the kept one when it was made from
  * there (a step back: *back set), else a scan; now: the current view,
- * packed (NULL: none). Returns its reach, or -1. */
+ * packed (NULL: none). A step back within the same sight box leaves in
+ * kept the difference between the two views (the caller sets kept_diff).
+ * Returns its reach, or -1. */
 static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box,
                      const uint64_t *now, bool *back)
 {
-    *back = now && lv->kept_ok && lv->kept_x == x && lv->kept_y == y && lv->kept_radius == radius;
+    *back = now && lv->kept_ok && !lv->kept_diff && lv->kept_x == x && lv->kept_y == y &&
+            lv->kept_radius == radius;
     if (*back) {
         fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
-        if (box_same(&old, box))
-            view_restore_same(lv, box, now);
-        else
+        if (!box_same(&old, box)) {
             view_restore(lv, &old, box);
+            return lv->kept_reach;
+        }
+        for (int i = 0; i < VISION_KEPT_WORDS; i++) /* kept becomes the two views' difference */
+            lv->kept[i] ^= now[i];
+        view_flip(lv, box, lv->kept);
         return lv->kept_reach;
     }
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
     int reach; /* rows past the sight box are not scanned: their cells are not seen */
     return fov_compute_box(&m, x, y, radius, box, lv->vis, &reach) < 0 ? -1 : reach;
+}
+
+/* A step back to the kept view when kept holds the difference (both
+ * views over one sight box): its cells flipped, the places swapped. No
+ * packing: the difference stays the same for the next step to and fro. */
+static bool view_toggle(level_t *lv, int x, int y, int radius)
+{
+    if (!lv->fov_ok || !lv->kept_ok || !lv->kept_diff || lv->kept_x != x || lv->kept_y != y ||
+        lv->kept_radius != radius)
+        return false;
+    fov_box_t box = sight_box(lv, x, y), old = sight_box(lv, lv->fov_x, lv->fov_y);
+    if (!box_same(&old, &box))
+        return false;
+    view_flip(lv, &box, lv->kept);
+    int16_t fx = lv->fov_x, fy = lv->fov_y, fr = lv->fov_radius, fre = lv->fov_reach;
+    lv->fov_x = lv->kept_x, lv->fov_y = lv->kept_y;
+    lv->fov_radius = lv->kept_radius, lv->fov_reach = lv->kept_reach;
+    lv->kept_x = fx, lv->kept_y = fy, lv->kept_radius = fr, lv->kept_reach = fre;
+    return true;
 }
 
 /* Sees again only when something the view depends on changed; the view
@@ -236,19 +258,23 @@ void vision_update(game_t *g)
         lv->kept_ok = 0; /* what dropped the view may have changed what the kept one saw */
     if (lv->fov_ok && lv->fov_x == p->x && lv->fov_y == p->y && lv->fov_radius == radius)
         return; /* nothing the view depends on changed: vis and seen stand */
+    if (view_toggle(lv, p->x, p->y, radius))
+        return; /* a view taken back was remembered when made */
     uint64_t prev[VISION_KEPT_WORDS];
     bool had = lv->fov_ok;
+    fov_box_t old = {0}, box = sight_box(lv, p->x, p->y);
     if (had) {
-        fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
+        old = sight_box(lv, lv->fov_x, lv->fov_y);
         view_pack(lv, &old, prev);
     }
-    fov_box_t box = sight_box(lv, p->x, p->y);
     bool back;
     int reach = view_make(lv, p->x, p->y, radius, &box, had ? prev : NULL, &back);
     if (reach < 0)
         return;
     if (had) {
-        memcpy(lv->kept, prev, sizeof prev);
+        lv->kept_diff = back && box_same(&old, &box);
+        if (!lv->kept_diff)
+            memcpy(lv->kept, prev, sizeof prev);
         lv->kept_ok = 1;
         lv->kept_x = lv->fov_x, lv->kept_y = lv->fov_y;
         lv->kept_radius = lv->fov_radius, lv->kept_reach = lv->fov_reach;

@@ -78,9 +78,11 @@ typedef struct {
     int16_t fov_x, fov_y, fov_radius, fov_reach;
     /* the view before it (live only, derived, not saved), its sight box
      * packed a bit a cell (vision.c): stepping back is a copy, not a scan.
-     * Good while kept_ok, on the same terms as vis (within kept_reach). */
+     * Good while kept_ok, on the same terms as vis (within kept_reach).
+     * kept_diff: kept holds the bits where it differs from vis (both over
+     * one sight box), so a step to and fro flips those cells and no more. */
     uint64_t *kept;
-    uint8_t kept_ok;
+    uint8_t kept_ok, kept_diff;
     int16_t kept_x, kept_y, kept_radius, kept_reach;
     rng_t gen; /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;

@@ -154,7 +154,8 @@ static void check_against_fresh(game_t *g, uint64_t seed, int i)
     memcpy(lv->kept, kept, sizeof kept);
     lv->fov_ok = was.fov_ok, lv->fov_x = was.fov_x, lv->fov_y = was.fov_y;
     lv->fov_radius = was.fov_radius, lv->fov_reach = was.fov_reach;
-    lv->kept_ok = was.kept_ok, lv->kept_x = was.kept_x, lv->kept_y = was.kept_y;
+    lv->kept_ok = was.kept_ok, lv->kept_diff = was.kept_diff;
+    lv->kept_x = was.kept_x, lv->kept_y = was.kept_y;
     lv->kept_radius = was.kept_radius, lv->kept_reach = was.kept_reach;
     free(vis), free(seen);
 }
@@ -241,6 +242,59 @@ START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
         check_against_fresh(g, 5, how);
         game_free(g);
     }
+}
+END_TEST
+
+/* The player at x on the row y, and the view seen again. */
+static void stand_at(game_t *g, int x)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->x = (int16_t)x;
+    reg_refile(&g->reg, g->player);
+    vision_update(g);
+}
+
+/* Steps to and fro on a dark floor row (one sight box): the first step
+ * back leaves in kept the two views' difference, the next ones flip it;
+ * a step elsewhere makes the view again and keeps the one it left whole,
+ * and a step back to that one must not flip it as a difference; a wall
+ * in the reach of a kept difference drops it. After every step the view
+ * and the memory equal a fresh scan's. */
+START_TEST(to_and_fro_flips_the_kept_difference)
+{
+    static const struct {
+        int x, diff; /* where the player steps; kept_diff after it */
+    } WALK[] = {{21, 0}, {20, 1}, {21, 1}, {20, 1}, {21, 1}, {22, 0}, {21, 1},
+                {22, 1}, {23, 0}, {24, 0}, {23, 1}, {24, 1}, {23, 1}, {24, 1}};
+    game_t *g = alone(C, 5, 0, 0);
+    level_t *lv = level_current(g);
+    int y = lv->h / 2;
+    for (int x = 1; x < lv->w - 1; x++) {
+        lv->terrain[y * lv->w + x] = MAP_FLOOR;
+        lv->trap[y * lv->w + x] = 0;
+    }
+    for (int r = 0; r < lv->nregions; r++)
+        lv->regions[r].lit = 0;
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->y = (int16_t)y;
+    lv->opaque_ok = 0;
+    stand_at(g, 20);
+    for (int i = 0; i < (int)(sizeof WALK / sizeof WALK[0]); i++) {
+        stand_at(g, WALK[i].x);
+        ck_assert_msg(lv->kept_ok && lv->kept_diff == WALK[i].diff, "step %d: kept_diff %d", i,
+                      lv->kept_diff);
+        ck_assert_int_eq(lv->fov_x, WALK[i].x);
+        check_against_fresh(g, 5, i);
+    }
+    int wall = 23 - LIGHT_RADIUS; /* in the reach of the kept view at 23, not of the one at 24 */
+    lv->terrain[y * lv->w + wall] = MAP_WALL;
+    lv->opaque_ok = 0;
+    vision_update(g);
+    ck_assert(lv->fov_ok && lv->fov_x == 24 && !lv->kept_ok);
+    stand_at(g, 23);
+    ck_assert(lv->vis[y * lv->w + wall] && !lv->kept_diff);
+    check_against_fresh(g, 5, 99);
+    game_free(g);
 }
 END_TEST
 
@@ -1132,6 +1186,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, opacity_change_in_reach_sees_again);
     tcase_add_test(t, step_back_view_equals_fresh);
     tcase_add_test(t, kept_view_dropped_by_a_wall_in_its_reach);
+    tcase_add_test(t, to_and_fro_flips_the_kept_difference);
     tcase_add_test(t, kept_frame_equals_whole_frame);
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
