@@ -91,26 +91,6 @@ int level_set_regions(game_t *g, level_t *lv, int n)
     return n > 0 && !lv->regions ? -1 : 0;
 }
 
-bool level_in(const level_t *lv, int x, int y)
-{
-    return x >= 0 && y >= 0 && x < lv->w && y < lv->h;
-}
-
-bool level_visible(const level_t *lv, int x, int y)
-{
-    return lv && lv->vis && level_in(lv, x, y) && lv->vis[y * lv->w + x];
-}
-
-uint8_t level_terrain(const level_t *lv, int x, int y)
-{
-    return level_in(lv, x, y) ? lv->terrain[y * lv->w + x] : MAP_ROCK;
-}
-
-level_t *level_current(game_t *g)
-{
-    return g->depth >= 0 && g->depth < LEVEL_IDS ? g->levels[g->depth] : NULL;
-}
-
 bool level_passable(game_t *g, const level_t *lv, int x, int y)
 {
     uint8_t t = level_terrain(lv, x, y);

@@ -24,10 +24,28 @@ int level_set_regions(game_t *g, level_t *lv, int n);
 int level_live(game_t *g, level_t *lv);
 void level_sleep(game_t *g, level_t *lv);
 
-level_t *level_current(game_t *g); /* the player's level */
-bool level_in(const level_t *lv, int x, int y);
-uint8_t level_terrain(const level_t *lv, int x, int y); /* rock outside */
-bool level_visible(const level_t *lv, int x, int y);    /* in view now */
+/* The player's level; whether (x, y) is on lv; its terrain there (rock
+ * outside); whether it is in view now. Inline: every turn asks them often. */
+static inline level_t *level_current(game_t *g)
+{
+    return g->depth >= 0 && g->depth < LEVEL_IDS ? g->levels[g->depth] : NULL;
+}
+
+static inline bool level_in(const level_t *lv, int x, int y)
+{
+    return x >= 0 && y >= 0 && x < lv->w && y < lv->h;
+}
+
+static inline uint8_t level_terrain(const level_t *lv, int x, int y)
+{
+    return level_in(lv, x, y) ? lv->terrain[y * lv->w + x] : MAP_ROCK;
+}
+
+static inline bool level_visible(const level_t *lv, int x, int y)
+{
+    return lv && lv->vis && level_in(lv, x, y) && lv->vis[y * lv->w + x];
+}
+
 bool level_passable(game_t *g, const level_t *lv, int x, int y);
 bool level_walkable(game_t *g, const level_t *lv, int x, int y); /* passable or a closed door */
 handle_t level_creature_at(game_t *g, int depth, int x, int y);  /* HANDLE_NONE: none */

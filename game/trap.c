@@ -175,14 +175,17 @@ static int search_around(game_t *g, int radius, int chance)
     const obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = level_current(g);
     int found = 0;
-    for (int dy = -radius; dy <= radius && lv; dy++)
-        for (int dx = -radius; dx <= radius; dx++) {
-            int x = p->x + dx, y = p->y + dy;
-            if (!level_in(lv, x, y) || !hidden_at(lv, y * lv->w + x))
-                continue;
-            if (rng_percent(&g->play, chance))
-                found += find_at(g, lv, y * lv->w + x);
-        }
+    if (!lv)
+        return 0;
+    /* the square clipped to the map: the same cells in the same order */
+    int x0 = p->x - radius > 0 ? p->x - radius : 0,
+        x1 = p->x + radius < lv->w ? p->x + radius : lv->w - 1;
+    int y0 = p->y - radius > 0 ? p->y - radius : 0,
+        y1 = p->y + radius < lv->h ? p->y + radius : lv->h - 1;
+    for (int y = y0; y <= y1; y++)
+        for (int i = y * lv->w + x0, end = y * lv->w + x1; i <= end; i++)
+            if (hidden_at(lv, i) && rng_percent(&g->play, chance))
+                found += find_at(g, lv, i);
     if (found)
         vision_update(g);
     return found;

@@ -114,6 +114,50 @@ START_TEST(searching_finds_secret_doors_and_traps)
 }
 END_TEST
 
+/* A search looks at the square round the player clipped to the map: at
+ * the corners and edges every cell of it and none past it, in rows from
+ * the top (the same draws of the dice; a detection finds all within its
+ * radius): hidden traps everywhere, the cells found are the ones a
+ * reference walk of the square picks. */
+START_TEST(searching_covers_the_square_to_the_map_edges)
+{
+    game_t *g = alone(C, 7, 0, 0);
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    int n = lv->w * lv->h, dart = trap_named(C, "dart trap") + 1;
+    const int at[][3] = {{0, 0, 2},
+                         {1, 1, 2},
+                         {lv->w - 1, lv->h - 1, 2},
+                         {lv->w - 2, lv->h - 1, 1},
+                         {lv->w - 1, 0, 3},
+                         {0, lv->h - 2, 1},
+                         {10, 5, 2}};
+    for (int k = 0; k < (int)(sizeof at / sizeof at[0]); k++)
+        for (int chance = at[k][2] == 1 ? 50 : 100; chance <= 100; chance += 50) {
+            for (int i = 0; i < n; i++) {
+                lv->terrain[i] = MAP_FLOOR;
+                lv->trap[i] = (uint8_t)dart;
+            }
+            p->x = (int16_t)at[k][0], p->y = (int16_t)at[k][1];
+            reg_refile(&g->reg, g->player);
+            int r = at[k][2], want = 0;
+            rng_t dice = g->play;
+            uint8_t *found = calloc((size_t)n, 1);
+            for (int y = p->y - r; y <= p->y + r; y++)
+                for (int x = p->x - r; x <= p->x + r; x++)
+                    if (x >= 0 && y >= 0 && x < lv->w && y < lv->h && rng_percent(&dice, chance))
+                        found[y * lv->w + x] = 1, want++;
+            ck_assert_int_eq(r == 1 ? trap_search(g, chance) : trap_detect(g, r), want);
+            for (int i = 0; i < n; i++)
+                ck_assert_msg(!(lv->trap[i] & TRAP_FOUND) == !found[i],
+                              "player at %d,%d radius %d: cell %d,%d", p->x, p->y, r, i % lv->w,
+                              i / lv->w);
+            free(found);
+        }
+    game_free(g);
+}
+END_TEST
+
 /* Every trap found reads as a thing found ("You find a confusion gas
  * trap.", not "You find a confusion gas."): its name ends in a word for
  * a trap. */
@@ -350,6 +394,7 @@ Suite *suite_game_trap(void)
     with_shipped_content(t);
     tcase_add_test(t, hidden_doors_and_traps_keep_levels_whole);
     tcase_add_test(t, searching_finds_secret_doors_and_traps);
+    tcase_add_test(t, searching_covers_the_square_to_the_map_edges);
     tcase_add_test(t, trap_names_say_what_they_are);
     tcase_add_test(t, traps_spring);
     tcase_add_test(t, damage_traps_say_what_they_did);
