@@ -121,11 +121,25 @@ typedef int (*seed_fn)(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, 
 static const seed_fn EXPLORE_GOALS[] = {seed_items, seed_frontier, NULL};
 static const seed_fn TRAVEL_GOALS[] = {seed_spot, NULL};
 
+/* on_route through memo (w*h: 0 not asked yet, 1 off the route, 2 on
+ * it), good while the map, the memory and the player's place stand: one
+ * step's goal maps share it. */
+static bool route_at(game_t *g, const level_t *lv, uint8_t *memo, int x, int y)
+{
+    if (!level_in(lv, x, y))
+        return false;
+    uint8_t *m = &memo[y * lv->w + x];
+    if (!*m)
+        *m = on_route(g, lv, x, y) ? 2 : 1;
+    return *m == 2;
+}
+
 /* Steps from the goals seed gives over known open cells into dist (w*h
  * int16, -1 unreached); round: not across a creature in view, as a
  * walker goes round one standing in the way. Returns how many goals it
  * seeded. */
-static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_fn seed, bool round)
+static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, uint8_t *memo,
+                  seed_fn seed, bool round)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     for (int i = 0; i < n; i++)
@@ -136,7 +150,7 @@ static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
         for (int k = 0; k < 8; k++) {
             int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
-            if (!on_route(g, lv, nx, ny) || dist[nc] >= 0 ||
+            if (!route_at(g, lv, memo, nx, ny) || dist[nc] >= 0 ||
                 (round && seen_creature_at(g, lv, nx, ny)))
                 continue;
             dist[nc] = (int16_t)(dist[c] + 1);
@@ -149,13 +163,13 @@ static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, seed_
 /* The first kind of goal the player can reach sets dist (two searches at
  * most a step: bounded by the level's cells; round as spread's). Returns
  * goals seeded. */
-static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, bool explore,
-                    bool round)
+static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, uint8_t *memo,
+                    bool explore, bool round)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     int goals = 0;
     for (const seed_fn *s = explore ? EXPLORE_GOALS : TRAVEL_GOALS; *s; s++) {
-        int n = spread(g, lv, dist, q, *s, round);
+        int n = spread(g, lv, dist, q, memo, *s, round);
         goals += n;
         if (n && p && dist[p->y * lv->w + p->x] >= 0)
             break;
@@ -324,18 +338,18 @@ enum { DETOUR_MAX = 2 }; /* steps more than the straight way a walk goes round *
  * at most DETOUR_MAX steps longer (along it the excess never grows, so the
  * walk never turns back), else it is the way as if they were not there
  * (one in the way is said). */
-static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q)
+static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q, uint8_t *memo)
 {
     bool explore = g->run == RUN_EXPLORE;
     int at = p->y * lv->w + p->x;
-    goal_map(g, lv, dist, q, explore, false);
+    goal_map(g, lv, dist, q, memo, explore, false);
     int straight = dist[at], best = best_step(g, lv, p, dist);
-    goal_map(g, lv, dist, q, explore, true);
+    goal_map(g, lv, dist, q, memo, explore, true);
     int round = dist[at], best_round = best_step(g, lv, p, dist);
     if (best_round >= 0 && round >= 0 && straight >= 0 && round <= straight + DETOUR_MAX)
         best = best_round;
     if (best < 0) {
-        int goals = goal_map(g, lv, dist, q, explore, false);
+        int goals = goal_map(g, lv, dist, q, memo, explore, false);
         int here = dist[at];
         no_step(g, lv, dist, here < 0 && goals ? -1 : here, goals);
         return 0;
@@ -368,11 +382,13 @@ static int travel_step(game_t *g, bool first)
     size_t n = (size_t)lv->w * (size_t)lv->h;
     int16_t *dist = galloc(&g->al, n * sizeof *dist);
     int32_t *q = galloc(&g->al, n * sizeof *q);
-    int cost = dist && q ? step_on(g, lv, p, dist, q) : 0;
-    if (!dist || !q)
+    uint8_t *memo = gcalloc(&g->al, n, 1); /* this step's: the step changes what it holds */
+    int cost = dist && q && memo ? step_on(g, lv, p, dist, q, memo) : 0;
+    if (!dist || !q || !memo)
         msg_add(g, "You cannot find your way just now.");
     gfree(&g->al, dist);
     gfree(&g->al, q);
+    gfree(&g->al, memo);
     return cost;
 }
 

@@ -125,6 +125,27 @@ START_TEST(a_run_follows_a_corridor_round_its_bends)
 }
 END_TEST
 
+/* Explore along a corridor known only where it begins: each step's way
+ * is made from what is known then (the cells seen on the way are on it),
+ * so one key takes the player round the bends to its far end. */
+START_TEST(explore_goes_on_into_what_each_step_sees)
+{
+    game_t *g = alone(C, 5, 0, 0);
+    clear_monsters(g);
+    level_t *lv = level_current(g);
+    int x = lv->w / 2 - 6, y = lv->h / 2;
+    corridor(g, x, y, (const int[]){1, 0, 5, 0, -1, 4, 1, -1, 2, 0, 0, 0});
+    memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
+    for (int i = 0; i <= 2; i++)
+        lv->seen[y * lv->w + x + i] = 1;
+    put_player(g, x, y);
+    key(g, 'o');
+    ck_assert_int_eq(player(g)->x, x + 7);
+    ck_assert_int_eq(player(g)->y, y - 6);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(a_run_stops_where_a_corridor_forks)
 {
     game_t *g = alone(C, 5, 0, 0);
@@ -312,6 +333,7 @@ Suite *suite_game_run(void)
     TCase *t = tcase_create("run");
     with_shipped_content(t);
     tcase_add_test(t, a_run_crosses_a_room_to_its_wall);
+    tcase_add_test(t, explore_goes_on_into_what_each_step_sees);
     tcase_add_test(t, a_run_stops_on_an_item_and_beside_a_door);
     tcase_add_test(t, a_run_stops_on_stairs_ahead_not_before_them);
     tcase_add_test(t, a_run_follows_a_corridor_round_its_bends);
