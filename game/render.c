@@ -485,6 +485,8 @@ typedef struct {
 
 enum { STATUS_PARTS = 11 };
 
+enum { TURN_LABEL = 7 }; /* "  Turn " before the counter's digits */
+
 /* The turn counter's piece of the status line (status_parts, turn_only). */
 static int turn_text(char *buf, size_t n, uint64_t turn)
 {
@@ -493,15 +495,15 @@ static int turn_text(char *buf, size_t n, uint64_t turn)
     do /* written by hand: it changes on every key, and snprintf costs ten times this */
         digits[d++] = (char)('0' + turn % 10);
     while ((turn /= 10) != 0);
-    int len = 7 + d;
+    int len = TURN_LABEL + d;
     if ((size_t)len >= n) { /* not met: callers' buffers hold the longest */
         if (n)
             buf[0] = 0;
         return -1;
     }
-    memcpy(buf, "  Turn ", 7);
+    memcpy(buf, "  Turn ", TURN_LABEL);
     for (int i = 0; i < d; i++)
-        buf[7 + i] = digits[d - 1 - i];
+        buf[TURN_LABEL + i] = digits[d - 1 - i];
     buf[len] = 0;
     return len;
 }
@@ -600,8 +602,8 @@ static bool turn_only(screen_t *s, render_cache_t *cache, const status_key_t *k)
     if (memcmp(&was, k, sizeof was) != 0 ||
         turn_text(text, sizeof text, k->turn) != cache->turn_len)
         return false;
-    if (cache->turn_x >= 0)
-        screen_text(s, cache->turn_x, s->h - 2, STYLE_DEFAULT, text);
+    if (cache->turn_x >= 0) /* its label's cells are as they were */
+        screen_text(s, cache->turn_x + TURN_LABEL, s->h - 2, STYLE_DEFAULT, text + TURN_LABEL);
     return true;
 }
 

@@ -282,17 +282,23 @@ uint32_t utf8_decode(const uint8_t *p, size_t len, size_t *used)
     return cp;
 }
 
+/* screen_put's cells, the row and the pen checked once: a status line's
+ * counter and the message line are written on most keys. */
 int screen_text(screen_t *s, int x, int y, style_t st, const char *utf8)
 {
     const uint8_t *p = (const uint8_t *)utf8;
     size_t len = strlen(utf8), i = 0;
+    bool row = y >= 0 && y < s->h;
+    cell_t c = {.ch = ' ', .attr = st.attr & ATTR_ALL, .fg = st.fg, .bg = st.bg};
     while (i < len && x < s->w) {
         size_t used = 1;
         uint32_t cp = p[i] < 0x80 ? p[i] : utf8_decode(p + i, len - i, &used);
         i += used;
         if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
             continue;
-        screen_put(s, x, y, cp, st);
+        c.ch = cp <= 0x10FFFF ? cp : 0xFFFD;
+        if (row && x >= 0)
+            set_cell(s, x, y, c);
         x++;
     }
     return x;

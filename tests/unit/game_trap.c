@@ -387,6 +387,37 @@ START_TEST(found_traps_drawn_in_every_column)
 }
 END_TEST
 
+/* A found trap is drawn on whichever of the view's rows it lies, at the
+ * view's first and last column (the last cell of the view's last row ends
+ * the bytes trap_render looks through first); a found trap just past the
+ * view's right edge, between its rows, is not drawn. */
+START_TEST(found_traps_drawn_in_every_row)
+{
+    game_t *g = step_on(C, "pit", false, 11);
+    level_t *lv = level_current(g);
+    const int ox = 3, vw = 37, oy = 2, vh = 10, top = 1;
+    uint8_t pit = (uint8_t)((trap_named(C, "pit") + 1) | TRAP_FOUND);
+    memset(lv->trap, 0, (size_t)lv->w * (size_t)lv->h);
+    for (int y = 0; y < lv->h; y++)
+        for (int end = 0; end < 3; end++) {
+            int x = end == 0 ? ox : end == 1 ? ox + vw - 1 : ox + vw; /* 2: past the edge */
+            lv->trap[y * lv->w + x] = pit;
+            screen_t *s = screen_new(80, 24);
+            trap_render(g, s, ox, oy, vw, vh, top, 1);
+            int carets = 0;
+            for (int i = 0; i < 80 * 24; i++)
+                carets += s->cells[i].ch == '^';
+            bool in = y >= oy && y < oy + vh && end < 2;
+            ck_assert_msg(carets == (in ? 1 : 0), "row %d column %d: %d drawn", y, x, carets);
+            if (in)
+                ck_assert_int_eq(s->cells[(top + y - oy) * 80 + (x - ox)].ch, '^');
+            screen_free(s);
+            lv->trap[y * lv->w + x] = 0;
+        }
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_trap(void)
 {
     Suite *s = suite_create("game_trap");
@@ -402,6 +433,7 @@ Suite *suite_game_trap(void)
     tcase_add_test(t, door_commands);
     tcase_add_test(t, traps_are_saved);
     tcase_add_test(t, found_traps_drawn_in_every_column);
+    tcase_add_test(t, found_traps_drawn_in_every_row);
     tcase_add_test(t, found_traps_are_drawn);
     suite_add_tcase(s, t);
     return s;

@@ -1,5 +1,6 @@
 /* Unit tests: protocol/screen. */
 #include <check.h>
+#include <string.h>
 #include "screen.h"
 
 START_TEST(new_is_blank_and_dirty)
@@ -47,6 +48,76 @@ START_TEST(text_utf8_and_clipping)
     ck_assert_uint_eq(screen_at(s, 0, 0)->ch, 0xFFFD);
     ck_assert_uint_eq(screen_at(s, 1, 0)->ch, 0xFFFD);
     screen_free(s);
+}
+END_TEST
+
+/* The text a cell at a time through screen_put, as screen_text draws it:
+ * the column after the text, printable code points only. */
+static int text_by_puts(screen_t *s, int x, int y, style_t st, const char *utf8)
+{
+    const uint8_t *p = (const uint8_t *)utf8;
+    size_t len = strlen(utf8), i = 0;
+    while (i < len && x < s->w) {
+        size_t used = 1;
+        uint32_t cp = utf8_decode(p + i, len - i, &used);
+        i += used;
+        if (cp >= 0x20 && !(cp >= 0x7F && cp < 0xA0))
+            screen_put(s, x++, y, cp, st);
+    }
+    return x;
+}
+
+static bool same_grid(const screen_t *a, const screen_t *b)
+{
+    for (int y = 0; y < a->h; y++)
+        if (a->dirty[y] != b->dirty[y])
+            return false;
+    return a->stamp == b->stamp &&
+           memcmp(a->cells, b->cells, sizeof(cell_t) * (size_t)a->w * (size_t)a->h) == 0;
+}
+
+/* screen_text writes what screen_put would, cell for cell: the same cells,
+ * dirty rows, stamp and rows kept, the same column returned, on rows and
+ * columns off the grid too (the column still counts on), with text of
+ * ASCII, control bytes, UTF-8 and broken UTF-8, over cells partly equal. */
+START_TEST(text_writes_what_puts_write)
+{
+    static const char *const BITS[] = {"a",    "Turn",     " ",        "\x01",
+                                       "\x7f", "\xc2\x85", "\xc3\xa9", "\xe2\x94\x80",
+                                       "\xff", "\xc3",     "9",        "~"};
+    uint32_t seed = 12345;
+    for (int round = 0; round < 3000; round++) {
+        screen_t *a = screen_new(13, 4), *b = screen_new(13, 4);
+        screen_t *ka = screen_new(13, 4), *kb = screen_new(13, 4);
+        for (int pre = 0; pre < 2; pre++) { /* the same start, partly what is written */
+            screen_text(a, pre * 3, pre, STYLE_DEFAULT, "aTurn 9");
+            screen_text(b, pre * 3, pre, STYLE_DEFAULT, "aTurn 9");
+        }
+        a->stamp = b->stamp = 7;
+        screen_clean(a), screen_clean(b);
+        bool keep = round % 2;
+        if (keep)
+            screen_keep_begin(a, ka), screen_keep_begin(b, kb);
+        char text[64] = "";
+        seed = seed * 1103515245u + 12345u;
+        int n = (int)(seed >> 16) % 9;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            strcat(text, BITS[(seed >> 16) % (sizeof BITS / sizeof *BITS)]);
+        }
+        seed = seed * 1103515245u + 12345u;
+        int x = (int)(seed >> 16) % 19 - 4, y = (int)(seed >> 24) % 6 - 1;
+        style_t st = {(uint16_t)(round % 3), SCREEN_DEFAULT_COLOR,
+                      (uint16_t)(round % 4 ? 0 : ATTR_BOLD)};
+        int ea = screen_text(a, x, y, st, text), eb = text_by_puts(b, x, y, st, text);
+        ck_assert_msg(ea == eb, "round %d: column %d, puts %d", round, ea, eb);
+        ck_assert_msg(same_grid(a, b), "round %d: \"%s\" at %d,%d", round, text, x, y);
+        if (keep) {
+            screen_keep_end(a, ka), screen_keep_end(b, kb);
+            ck_assert_msg(same_grid(ka, kb), "round %d: rows kept", round);
+        }
+        screen_free(a), screen_free(b), screen_free(ka), screen_free(kb);
+    }
 }
 END_TEST
 
@@ -257,6 +328,7 @@ Suite *suite_protocol_screen(void)
     tcase_add_test(t, new_is_blank_and_dirty);
     tcase_add_test(t, writes_mark_only_changed_rows);
     tcase_add_test(t, text_utf8_and_clipping);
+    tcase_add_test(t, text_writes_what_puts_write);
     tcase_add_test(t, resize_keeps_content);
     tcase_add_test(t, copy_marks_differences);
     tcase_add_test(t, clear_dirties_only_rows_with_content);
