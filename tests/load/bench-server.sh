@@ -27,6 +27,14 @@
 # those two daemons with --loops L, unpinned (the loops have both cores,
 # which the load tool and viewers share with them), and WARREN_BENCH_N=N
 # with N players instead of 10,000 (a machine that 10,000 saturate).
+# There the two runs are WARREN_BENCH_ROUNDS=R (3) pairs, in turns plain
+# or viewers first, for WARREN_BENCH_SECONDS (10) each and the plain one
+# without the detach-all: each round's p99s and ratio (# round lines),
+# each figure's median over the rounds under the one-pair names, the
+# ratios of those medians, each arm's p99 spread ((max - min) / median)
+# and the home loop's turn CPU p99 in the window (.loop.turn_cpu: the
+# daemon's own clock, less moved by the machine's other load), with its
+# ratio.
 # Network mode
 # (tests/load/bench_net.py, root): the plain N=10000 run again with the
 # daemon and the load tool as two machines, network namespaces joined by
@@ -84,6 +92,42 @@ threads_cpu() {
     done | awk '{ t[$1] += $2 } END { for (n in t) print n, t[n] }'
 }
 
+# The home loop's turns over the measured window (TURNS set): its meter
+# goes on with a health when the load tool's ramp-up is over, and the
+# health SECONDS later gives each turn's CPU (the thread's own clock, which
+# other processes on the core move less than a key's wall-clock latency)
+# in power-of-two buckets: server.loop.turn_cpu.p99.usTAG, the p99
+# interpolated in its bucket, and the window's turns.
+TURNS= ROUND=
+turns() { # turns LOADPID SECONDS TAG: BENCH lines in $TMP/turns
+    local ctl=${DB_NOW}.ctl
+    : >"$TMP/turns"
+    while kill -0 "$1" 2>/dev/null && ! grep -q '^# ramp-up' "$TMP/out"; do sleep 0.1; done
+    kill -0 "$1" 2>/dev/null || return 0
+    "$BIN/warren-admin" --control "$ctl" health >/dev/null 2>&1
+    sleep "$(($2 - 1))" # the window, less a second for the load tool to end in
+    "$BIN/warren-admin" --control "$ctl" health 2>/dev/null | awk -v tag="$3" '
+        /^loop turns: / && /since the meter went on/ {
+            s = $0; sub(/.*CPU per turn/, "", s); n = split(s, w, " ")
+            for (i = 1; i + 2 <= n; i += 3) { # "<64 us: N" or ">=4096 us: N"
+                lim = w[i]; top = lim ~ /^>=/; gsub(/[<>=]/, "", lim)
+                k++; hi[k] = lim + 0; last[k] = top; cnt[k] = w[i + 2] + 0; all += cnt[k]
+            }
+            if (!all) exit
+            want = 0.99 * all
+            for (j = 1; j <= k; j++) {
+                lo = last[j] ? hi[j] : (hi[j] == 64 ? 0 : hi[j] / 2)
+                if (sum + cnt[j] >= want) {
+                    p = last[j] ? lo : lo + (hi[j] - lo) * (want - sum) / cnt[j]
+                    break
+                }
+                sum += cnt[j]
+            }
+            printf "BENCH server.loop.turn_cpu.p99.us%s %.1f\n", tag, p
+            printf "BENCH server.loop.turns%s %d\n", tag, all
+        }' >"$TMP/turns"
+}
+
 run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one daemon, one warren-load run
     local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=. name=n$1 viewers= vpid= http=-
     shift 4
@@ -100,6 +144,8 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
         only='max|saturated'           # the paced run of this N reports the rest
         name=n$n-saturate
     fi
+    name=$name$ROUND # a new database each round
+    DB_NOW=$TMP/$name.db
     start "$TMP/$name.db" "$TMP/$name.log" "${daemon[@]}"
     if [ -n "$viewers" ]; then
         $PIN1 /usr/bin/python3 "$(dirname "$0")/viewers.py" "$PORT" "$http" "$viewers" 600 10 >"$TMP/viewers" &
@@ -108,9 +154,13 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
     fi
     threads_cpu >"$TMP/cpu.before"
     $PIN1 "$BIN/warren-load" --port "$PORT" --n "$n" --m "$m" --tag "$tag" --seconds "$secs" \
-        --pid "$PID" "$@" >"$TMP/out" || { FAILED=1; cat "$TMP/out"; }
+        --pid "$PID" "$@" >"$TMP/out" &
+    local lpid=$!
+    if [ -n "$TURNS" ]; then turns "$lpid" "$secs" "$tag"; fi
+    wait "$lpid" || { FAILED=1; cat "$TMP/out"; }
     threads_cpu >"$TMP/cpu.after"
     grep '^BENCH' "$TMP/out" | grep -E "$only"
+    if [ -n "$TURNS" ]; then cat "$TMP/turns"; fi
     if [ -n "$vpid" ]; then kill -TERM "$vpid" 2>/dev/null; wait "$vpid" 2>/dev/null; cat "$TMP/viewers"; fi
     if [ "${1:-}" = --detach-all ]; then # the daemon's longest turn from the first detach on
         awk '/ detach user=/ { on = 1 } on && / loop stalled / { ms = $5 > ms ? $5 : ms }
@@ -125,6 +175,16 @@ ratios() { # ratios SUFFIX NAME PLAIN OTHER [N]: p99 and CPU per key of .nN.SUFF
         $2 == "server.cpu_per_key.us." n { c = $3 } $2 == "server.cpu_per_key.us." n "." sfx { d = $3 }
         END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.%s.%s.ratio %.2f\n", n, name, b / a
               if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.%s.%s.ratio %.2f\n", n, name, d / c }' "$3" "$4"
+}
+
+medians() { # medians FILE...: each BENCH figure's median over the files
+    cat "$@" | awk '$1 == "BENCH" && $3 ~ /^[-0-9.e+]+$/ { v[$2] = v[$2] " " $3; if ($3 !~ /^-?[0-9]+$/) f[$2] = 1 }
+        END { for (name in v) {
+                  k = split(v[name], y, " ")
+                  for (i = 2; i <= k; i++) for (j = i; j > 1 && y[j - 1] + 0 > y[j] + 0; j--) { t = y[j]; y[j] = y[j - 1]; y[j - 1] = t }
+                  m = k % 2 ? y[(k + 1) / 2] : (y[k / 2] + y[k / 2 + 1]) / 2
+                  printf ((f[name] || m != int(m)) ? "BENCH %s %.1f\n" : "BENCH %s %d\n"), name, m
+              } }' | sort
 }
 
 ONLY=${WARREN_BENCH_ONLY:-}
@@ -175,11 +235,57 @@ else
         PIN0=; PIN1=; DAEMON_EXTRA=(--loops "$WARREN_BENCH_LOOPS")
         echo "# N=$big runs with --loops $WARREN_BENCH_LOOPS, unpinned"
     fi
-    run "$big" 0 ".n$big" 10 --detach-all 3 >"$TMP/plain"
-    cat "$TMP/plain"
-    # the same players while 100 terminals look at the watch list and 10 browsers at the lobby
-    run "$big" 0 ".n$big.viewers" 10 --viewers 100 >"$TMP/viewed"
-    cat "$TMP/viewed"
+    if [ "$ONLY" != viewers ]; then
+        run "$big" 0 ".n$big" 10 --detach-all 3 >"$TMP/plain"
+        cat "$TMP/plain"
+        # the same players while 100 terminals look at the watch list and 10 browsers at the lobby
+        run "$big" 0 ".n$big.viewers" 10 --viewers 100 >"$TMP/viewed"
+        cat "$TMP/viewed"
+    else
+        # WARREN_BENCH_ROUNDS=R (3) pairs, plain first in odd rounds and viewers
+        # first in even ones, so the machine's other load falls on both; each
+        # round's figures, then each figure's median over the rounds under the
+        # names one pair gives, with the home loop's turn CPU (TURNS) beside them
+        rounds=${WARREN_BENCH_ROUNDS:-3} secs=${WARREN_BENCH_SECONDS:-10} TURNS=1
+        for r in $(seq "$rounds"); do
+            ROUND=.r$r
+            if [ $((r % 2)) = 1 ]; then
+                run "$big" 0 ".n$big" "$secs" >"$TMP/plain$ROUND"
+                run "$big" 0 ".n$big.viewers" "$secs" --viewers 100 >"$TMP/viewed$ROUND"
+            else
+                run "$big" 0 ".n$big.viewers" "$secs" --viewers 100 >"$TMP/viewed$ROUND"
+                run "$big" 0 ".n$big" "$secs" >"$TMP/plain$ROUND"
+            fi
+            grep -v '^BENCH' "$TMP/plain$ROUND" "$TMP/viewed$ROUND" | sed 's/^[^:]*://'
+            awk -v r="$r" -v n="n$big" -v first="$([ $((r % 2)) = 1 ] && echo plain || echo viewers)" '
+                $2 == "server.latency.p99.us." n { a = $3 } $2 == "server.latency.p99.us." n ".viewers" { b = $3 }
+                $2 == "server.cpu_per_key.us." n { c = $3 } $2 == "server.cpu_per_key.us." n ".viewers" { d = $3 }
+                $2 == "server.loop.turn_cpu.p99.us." n { e = $3 }
+                $2 == "server.loop.turn_cpu.p99.us." n ".viewers" { f = $3 }
+                END { fmt = "# round %d (%s first): p99 us plain %s viewers %s ratio %s; "
+                      fmt = fmt "cpu_per_key us plain %s viewers %s ratio %s; turn_cpu p99 us plain %s viewers %s\n"
+                      printf fmt, r, first, a, b, (a > 0 ? sprintf("%.2f", b / a) : "-"), c, d,
+                             (c > 0 ? sprintf("%.2f", d / c) : "-"), e, f }' "$TMP/plain$ROUND" "$TMP/viewed$ROUND"
+        done
+        ROUND= TURNS=
+        medians "$TMP"/plain.r* >"$TMP/plain"
+        medians "$TMP"/viewed.r* >"$TMP/viewed"
+        cat "$TMP/plain" "$TMP/viewed"
+        # how far the rounds spread: (max - min) / median of each arm's p99
+        cat "$TMP"/plain.r* "$TMP"/viewed.r* | awk -v n="n$big" '
+            $2 == "server.latency.p99.us." n { p[++np] = $3 }
+            $2 == "server.latency.p99.us." n ".viewers" { v[++nv] = $3 }
+            function spread(x, k,   i, lo, hi) { lo = hi = x[1]; for (i = 2; i <= k; i++) { lo = x[i] < lo ? x[i] : lo; hi = x[i] > hi ? x[i] : hi }
+                                                 return (hi - lo) / med(x, k) }
+            function med(x, k,   i, j, t, y) { for (i = 1; i <= k; i++) y[i] = x[i]
+                for (i = 2; i <= k; i++) for (j = i; j > 1 && y[j - 1] > y[j]; j--) { t = y[j]; y[j] = y[j - 1]; y[j - 1] = t }
+                return k % 2 ? y[(k + 1) / 2] : (y[k / 2] + y[k / 2 + 1]) / 2 }
+            END { if (np && med(p, np) > 0) printf "BENCH server.latency.p99.%s.spread %.2f\n", n, spread(p, np)
+                  if (nv && med(v, nv) > 0) printf "BENCH server.latency.p99.%s.viewers.spread %.2f\n", n, spread(v, nv) }'
+        awk -v n="n$big" '$2 == "server.loop.turn_cpu.p99.us." n { a = $3 } $2 == "server.loop.turn_cpu.p99.us." n ".viewers" { b = $3 }
+            END { if (a > 0 && b > 0) printf "BENCH server.loop.turn_cpu.p99.%s.viewers_over_plain.ratio %.2f\n", n, b / a }' \
+            "$TMP/plain" "$TMP/viewed"
+    fi
     PIN0=$p0; PIN1=$p1; DAEMON_EXTRA=()
     # the goal (issue 29): viewers change the players' p99 by at most 1.2 times
     # and the daemon's CPU per key answered, which the machine's other load moves less
