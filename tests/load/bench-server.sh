@@ -177,8 +177,12 @@ ratios() { # ratios SUFFIX NAME PLAIN OTHER [N]: p99 and CPU per key of .nN.SUFF
               if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.%s.%s.ratio %.2f\n", n, name, d / c }' "$3" "$4"
 }
 
+figures() { # figures FILE...: each file's BENCH lines, a name once (a failed run's report has them twice)
+    local f
+    for f; do awk '$1 == "BENCH" && !seen[$2]++' "$f"; done
+}
 medians() { # medians FILE...: each BENCH figure's median over the files
-    cat "$@" | awk '$1 == "BENCH" && $3 ~ /^[-0-9.e+]+$/ { v[$2] = v[$2] " " $3; if ($3 !~ /^-?[0-9]+$/) f[$2] = 1 }
+    figures "$@" | awk '$1 == "BENCH" && $3 ~ /^[-0-9.e+]+$/ { v[$2] = v[$2] " " $3; if ($3 !~ /^-?[0-9]+$/) f[$2] = 1 }
         END { for (name in v) {
                   k = split(v[name], y, " ")
                   for (i = 2; i <= k; i++) for (j = i; j > 1 && y[j - 1] + 0 > y[j] + 0; j--) { t = y[j]; y[j] = y[j - 1]; y[j - 1] = t }
@@ -272,7 +276,7 @@ else
         medians "$TMP"/viewed.r* >"$TMP/viewed"
         cat "$TMP/plain" "$TMP/viewed"
         # how far the rounds spread: (max - min) / median of each arm's p99
-        cat "$TMP"/plain.r* "$TMP"/viewed.r* | awk -v n="n$big" '
+        figures "$TMP"/plain.r* "$TMP"/viewed.r* | awk -v n="n$big" '
             $2 == "server.latency.p99.us." n { p[++np] = $3 }
             $2 == "server.latency.p99.us." n ".viewers" { v[++nv] = $3 }
             function spread(x, k,   i, lo, hi) { lo = hi = x[1]; for (i = 2; i <= k; i++) { lo = x[i] < lo ? x[i] : lo; hi = x[i] > hi ? x[i] : hi }
