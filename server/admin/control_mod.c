@@ -58,6 +58,7 @@ typedef struct {
     int64_t user_id;
     bool web;
     char msg[160], line[200];
+    char keep[DB_NAME_MAX]; /* a rename's new name: who logged in under it stays */
     atomic_int n;
     atomic_int_fast64_t game_id;
     ctl_swept_fn then;
@@ -65,7 +66,7 @@ typedef struct {
 
 static bool swept(const sweep_t *w, server_t *k, const conn_t *x, int64_t now)
 {
-    if (x->closing || w->kind == SWEEP_NONE)
+    if (x->closing || w->kind == SWEEP_NONE || moderation_known_as(x, w->keep))
         return false;
     return w->kind == SWEEP_BANNED ? moderation_banned(k->mod, x->ip, now)
                                    : x->user_id == w->user_id;
@@ -112,15 +113,17 @@ static void sweep_done(server_t *home, void *ud)
     sweep_t *w = ud;
     int n = atomic_load(&w->n);
     if (w->web)
-        n += webgw_kick(home, w->kind == SWEEP_BANNED ? 0 : w->user_id, w->msg);
+        n += webgw_kick(home, w->kind == SWEEP_BANNED ? 0 : w->user_id, w->msg, w->keep);
     if (w->then)
         w->then(w->ctl, n, (int64_t)atomic_load(&w->game_id));
     ctl_unref(w->ctl);
     free(w);
 }
 
-void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, bool web,
-               ctl_swept_fn then)
+/* ctl_sweep's, but those of the account logged in as keep (a rename's new
+ * name, since it was stored; NULL: none) stay. */
+static void sweep_start(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, bool web,
+                        ctl_swept_fn then, const char *keep)
 {
     sweep_t *w = calloc(1, sizeof *w);
     if (!w) {
@@ -131,6 +134,7 @@ void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, 
     *w = (sweep_t){
         .ctl = c, .kind = kind, .game = game, .user_id = c->user_id, .web = web, .then = then};
     snprintf(w->msg, sizeof w->msg, "%s", msg);
+    snprintf(w->keep, sizeof w->keep, "%s", keep ? keep : "");
     if (kind == SWEEP_BANNED)
         snprintf(w->line, sizeof w->line, "\r\n%s\r\n", msg);
     else
@@ -139,12 +143,18 @@ void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, 
     shards_each(c->srv, sweep_loop, w, sweep_done);
 }
 
+void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, bool web,
+               ctl_swept_fn then)
+{
+    sweep_start(c, kind, game, msg, web, then, NULL);
+}
+
 void ctl_sweep_off(ctl_t *c, sweep_kind_t kind, sweep_game_t game, moderation_why_t why,
                    ctl_swept_fn then)
 {
     char msg[160];
     moderation_why_words(why, c->name2, msg, sizeof msg);
-    ctl_sweep(c, kind, game, msg, true, then);
+    sweep_start(c, kind, game, msg, true, then, why == MOD_RENAMED ? c->name2 : NULL);
 }
 
 /* "[DURATION]" after the first word of arg: *until (0 = until lifted). */
@@ -409,25 +419,33 @@ void cmd_delete(ctl_t *c, char *arg)
 
 /* ---- rename ---------------------------------------------------------------------------- */
 
-static void on_renamed(void *ud, int status, int64_t id)
-{
-    ctl_t *c = ud;
-    if (status == DB_OK) {
-        log_info("admin: rename user=%s to=%s", c->name, c->name2);
-        /* its connections at other nodes, known there by the old name,
-         * told the new one once it is stored */
-        moderation_send_off_nodes(c->srv, c->user_id, MOD_RENAMED, c->name2);
-        buf_printf(&c->out,
-                   "renamed %s to %s; it logs in again under the new name; hosted games still "
-                   "know it as %s\n",
-                   c->name, c->name2, c->game_name);
-    }
-    on_written(ud, status, id);
-}
-
+/* Stored, its conns here logged out and its game saved: its connections
+ * at other nodes, known there by the old name, told the new one too. */
 static void rename_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
+    log_info("admin: rename user=%s to=%s", c->name, c->name2);
+    moderation_send_off_nodes(c->srv, c->user_id, MOD_RENAMED, c->name2);
+    buf_printf(&c->out,
+               "renamed %s to %s; it logs in again under the new name; hosted games still "
+               "know it as %s\n",
+               c->name, c->name2, c->game_name);
+    ctl_finish(c, NULL);
+}
+
+/* Only a rename stored sends anyone off: a failed one (the name taken
+ * meanwhile, the database refusing) leaves every connection as it was. */
+static void on_renamed(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK)
+        return on_written(ud, status, id); /* the error, and its reference */
+    ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_RENAMED, rename_swept);
+    ctl_unref(c); /* the sweep holds its own */
+}
+
+static void rename_store(ctl_t *c)
+{
     char key[DB_NAME_MAX];
     accounts_name_key(c->name2, key);
     db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
@@ -447,7 +465,7 @@ static void on_new_name(void *ud, int status, const db_user_t *u)
         ctl_unref(c);
         return;
     }
-    ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_RENAMED, rename_swept);
+    rename_store(c);
 }
 
 static void rename_user(ctl_t *c, const db_user_t *u)

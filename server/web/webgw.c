@@ -1092,13 +1092,14 @@ void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
     close_socks(srv, &(pick_t){user_id, keep, 0, PASSWD_MSG, "password changed"});
 }
 
-int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
+int webgw_kick(server_t *srv, int64_t user_id, const char *msg, const char *keep)
 {
     if (user_id < 0)
         return 0;
     if (!user_id)
         return close_socks(srv, &(pick_t){.msg = msg, .why = "banned", .banned = true});
-    return close_socks(srv, &(pick_t){user_id, 0, 0, msg, "closed by the administrator"});
+    return close_socks(
+        srv, &(pick_t){user_id, 0, 0, msg, "closed by the administrator", .keep_name = keep});
 }
 
 /* A kick, a lock, a delete, a rename or a ban at another node

@@ -35,8 +35,9 @@ void webgw_free(server_t *s); /* step 2, after uv_run returned */
  * and at other nodes. */
 void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
 /* The account's websockets (user_id 0: those from an address the bans
- * refuse) are told msg and closed; returns how many. */
-int webgw_kick(server_t *s, int64_t user_id, const char *msg);
+ * refuse) but those logged in as keep (a rename's new name; NULL: none)
+ * are told msg and closed; returns how many. */
+int webgw_kick(server_t *s, int64_t user_id, const char *msg, const char *keep);
 /* A logout: the websockets opened with that web session (a token hash)
  * are told and closed, here and at other nodes; returns how many here. */
 int webgw_end_session(server_t *s, const char *hash);

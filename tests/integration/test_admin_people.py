@@ -7,7 +7,7 @@ import socket
 import subprocess
 import time
 
-from harness import PW, WS, Daemon, Web, admin, hook, new_game, stays_open
+from harness import PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, stays_open
 from players import web_session
 from test_admin import admin_path, world  # noqa: F401 (the fixture)
 
@@ -163,6 +163,42 @@ def test_a_renamed_accounts_terminal_and_browser_here_are_told_the_new_name(
         other.pump(quiet=0.5)
         assert not other.eof and "renamed" not in other.text(), other.text()
         stays_open(walt)
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+# The database refuses a change of an account's name (a trigger), in each
+# backend's words: what a store failing at the last moment looks like.
+REFUSE_RENAME = {
+    "sqlite": [("CREATE TRIGGER no_rename BEFORE UPDATE OF name ON users "
+                "BEGIN SELECT RAISE(ABORT, 'renames refused'); END", ())],
+    "pg": [("CREATE FUNCTION no_rename() RETURNS trigger LANGUAGE plpgsql AS "
+            "'BEGIN RAISE EXCEPTION ''renames refused''; END'", ()),
+           ("CREATE TRIGGER no_rename BEFORE UPDATE OF name ON users "
+            "FOR EACH ROW EXECUTE FUNCTION no_rename()", ())],
+}
+
+
+def test_a_rename_the_database_refuses_sends_nobody_off(bindir, clients, tmp_path):
+    """A rename whose store fails is the administrator's error; the
+    account's terminal and browser here are not told a name it does not
+    hold, nor logged out, and it goes on under its name."""
+    d = Daemon(bindir, tmp_path / "d", http=True).start()
+    try:
+        web_session(d.http, "Rhea", PW)
+        t = clients(d.port).connected()
+        t.login("Rhea", PW)
+        ws = lobby(d, "Rhea")
+        d.db_write(*REFUSE_RENAME["pg" if d.db_url else "sqlite"])
+        code, out, err = admin_rc(bindir, d, "rename", "rhea", "Rhiannon")
+        assert code != 0 and "renames refused" in err, (out, err)
+        t.pump(quiet=1.0)
+        assert "renamed" not in t.text() and "Logged in as" in t.text() and not t.eof, t.text()
+        stays_open(ws)
+        assert d.db_rows("SELECT name FROM users WHERE name_key = 'rhea'") == [("Rhea",)]
+        t.send("p")
+        d.wait_log(r"user=Rhea")
         d.stop_clean()
     finally:
         d.stop()
