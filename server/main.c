@@ -205,6 +205,7 @@ static int server_open(server_t *s)
         ac.opslimit = 1;
         ac.memlimit = 8192;
     }
+    ac.verify_delay_ms = (unsigned)s->cfg.test_login_delay;
     ac.register_per_ip = (unsigned)s->cfg.register_per_hour;
     s->acc = accounts_new(s->loop, s->db, &ac);
     if (!s->acc)

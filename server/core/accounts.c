@@ -20,6 +20,7 @@
 #define THR_KEY_MAX 96
 
 static const char MSG_DENIED[] = "Unknown name or wrong password.";
+static const char MSG_LOCKED[] = "This account is locked.";
 static const char MSG_INTERNAL[] = "The account service failed; please try again.";
 static const char MSG_BUSY[] = "The server is busy. Please try again in a moment.";
 static const char MSG_UNSAVED[] = "The server cannot save a new account right now. Please try "
@@ -503,6 +504,8 @@ static void work_verify(req_t *r)
     const char *h = r->found ? r->user.pwhash : r->a->dummy_hash;
     bool ok = crypto_pwhash_str_verify(h, r->pw, r->pwlen) == 0;
     r->ok = ok && r->found;
+    if (r->a->cfg.verify_delay_ms && r->kind == REQ_LOGIN)
+        uv_sleep(r->a->cfg.verify_delay_ms);
     /* A hash made at an older cost is upgraded while the password is at hand. */
     if (r->ok && r->kind == REQ_LOGIN &&
         crypto_pwhash_str_needs_rehash(h, r->a->cfg.opslimit, r->a->cfg.memlimit) != 0)
@@ -544,6 +547,27 @@ uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name,
 
 static void chpw_store(req_t *r);
 
+/* The account as it is now, read again after the password check (which
+ * takes a while off the loop): locked, deleted or renamed meanwhile, the
+ * login is refused as it would be now. */
+static void login_rechecked(void *ud, int status, const db_user_t *u)
+{
+    req_t *r = ud;
+    if (!req_alive(r))
+        return;
+    char key[DB_NAME_MAX];
+    if (status == DB_OK)
+        accounts_name_key(u->name, key);
+    if (status != DB_OK && status != DB_ENOTFOUND)
+        return req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
+    if (status == DB_ENOTFOUND || strcmp(key, r->key) != 0)
+        return req_deliver(r, ACCOUNTS_EDENIED, MSG_DENIED);
+    if (u->locked)
+        return req_deliver(r, ACCOUNTS_ELOCKED, MSG_LOCKED);
+    r->user = *u;
+    req_deliver(r, ACCOUNTS_OK, "");
+}
+
 static void login_verified(req_t *r)
 {
     accounts_t *a = r->a;
@@ -558,7 +582,7 @@ static void login_verified(req_t *r)
         ta->fails = 0, ta->until = 0;
     r->counted = false; /* taken back */
     if (r->user.locked) {
-        req_deliver(r, ACCOUNTS_ELOCKED, "This account is locked.");
+        req_deliver(r, ACCOUNTS_ELOCKED, MSG_LOCKED);
         return;
     }
     if (r->kind == REQ_CHPW) {
@@ -567,7 +591,8 @@ static void login_verified(req_t *r)
     }
     if (r->rehashed)
         db_user_set_password(a->db, r->user.id, r->hash, NULL, NULL);
-    req_deliver(r, ACCOUNTS_OK, "");
+    a->inflight++;
+    db_user_by_id(a->db, r->user.id, login_rechecked, r);
 }
 
 static void login_found(void *ud, int status, const db_user_t *u)

@@ -87,6 +87,9 @@ typedef struct {
     int hash_threads;
     int queue_max;      /* default 32 (about 3 s of INTERACTIVE hashes on one thread) */
     int queue_per_addr; /* default 2 */
+    /* ms a login's password check takes at least, on its hashing thread
+     * (tests only: a real hash's cost; default 0) */
+    unsigned verify_delay_ms;
 } accounts_config_t;
 
 typedef struct accounts accounts_t;

@@ -126,6 +126,8 @@ static const opt_t opts[] = {
     {"test-change-log", OPT_INT, S(test_change_log), 0, 4096, "4096",
      "N changes a loop's watch-list log holds before it is lost and the list rebuilt, 0 = "
      "every change lost (tests only; 4096)"},
+    {"test-login-delay", OPT_INT, S(test_login_delay), 0, 60000, "0",
+     "MS a login's password check takes at least (tests only; 0)"},
     {"test-copies", OPT_INT, S(test_copies), 1, 32, "32",
      "N hosted files reads at the spawner at once, at most (tests only; 32)"},
     /* storage */

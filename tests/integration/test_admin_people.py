@@ -5,6 +5,7 @@ rename, mute; passwd saying what it did; every action logged; --help
 listing every command."""
 import socket
 import subprocess
+import threading
 import time
 
 from harness import PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, stays_open
@@ -199,6 +200,29 @@ def test_a_rename_the_database_refuses_sends_nobody_off(bindir, clients, tmp_pat
         assert d.db_rows("SELECT name FROM users WHERE name_key = 'rhea'") == [("Rhea",)]
         t.send("p")
         d.wait_log(r"user=Rhea")
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+def test_a_login_in_flight_when_its_account_is_locked_is_refused(bindir, clients, tmp_path):
+    """A lock committed while the password check of a login runs (three
+    seconds here, a real hash's cost on a busy machine) refuses that login
+    with the lock's words, at a terminal and at the web's /login."""
+    d = Daemon(bindir, tmp_path / "d", http=True, extra=["--test-login-delay", 3000]).start()
+    try:
+        web_session(d.http, "Lena", PW)
+        t = clients(d.port).connected()
+        t.try_login("Lena", PW)
+        web = {}
+        browser = threading.Thread(target=lambda: web.update(
+            r=Web(d.http).post("/login", {"name": "Lena", "password": PW})))
+        browser.start()
+        assert "Lena locked" in admin(bindir, d, "lock", "lena")
+        t.wait_for("This account is locked.")
+        assert "Logged in as" not in t.text(), t.text()
+        browser.join(30)
+        assert not web["r"].session and b"This account is locked." in web["r"].body, web["r"]
         d.stop_clean()
     finally:
         d.stop()
