@@ -63,6 +63,18 @@ static void close_db(uv_loop_t *loop, db_t *db)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+/* The database at path opened under g and closed: the daily secret it
+ * gave was want. */
+static void opens_with(uv_loop_t *loop, const char *path, const db_guard_t *g, const char *want)
+{
+    char err[256];
+    db_opened_t o;
+    db_t *x = db_open_guarded(loop, path, g, &o, err, sizeof err);
+    ck_assert_msg(x != NULL, "%s", err);
+    ck_assert_str_eq(o.daily_secret, want);
+    close_db(loop, x);
+}
+
 /* Triggers in the file at path that refuse every write to meta, with
  * "meta written": an opening that writes there fails with it. */
 static void meta_read_only(const char *path)
@@ -390,15 +402,9 @@ START_TEST(daily_secret_stored_once)
     ck_assert_str_eq(o.daily_secret, a);
     close_db(&loop, y);
     close_db(&loop, x);
-    x = open_guarded(&loop, path, &o, err, sizeof err);
-    ck_assert_msg(x != NULL, "%s", err);
-    ck_assert_str_eq(o.daily_secret, "");
-    close_db(&loop, x);
+    opens_with(&loop, path, &GUARD, "");
     meta_read_only(path);
-    x = db_open_guarded(&loop, path, &gb, &o, err, sizeof err);
-    ck_assert_msg(x != NULL, "%s", err);
-    ck_assert_str_eq(o.daily_secret, a);
-    close_db(&loop, x);
+    opens_with(&loop, path, &gb, a);
     uv_loop_close(&loop);
     rm_dir(dir);
 }
@@ -408,7 +414,7 @@ END_TEST
  * triggers refuse any write): "" while there is none, then the one held. */
 START_TEST(daily_secret_only_read)
 {
-    char dir[64], path[128], err[256];
+    char dir[64], path[128];
     temp_db(dir, sizeof dir, path, sizeof path);
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -416,25 +422,14 @@ START_TEST(daily_secret_only_read)
     db_guard_t ga = GUARD, gr = GUARD;
     ga.daily_secret = a;
     gr.daily_read = true;
-    db_opened_t o;
-    db_t *x = open_guarded(&loop, path, &o, err, sizeof err); /* made, with its id */
-    ck_assert_msg(x != NULL, "%s", err);
-    close_db(&loop, x);
+    opens_with(&loop, path, &GUARD, ""); /* made, with its id */
     meta_read_only(path);
-    x = db_open_guarded(&loop, path, &gr, &o, err, sizeof err);
-    ck_assert_msg(x != NULL, "%s", err);
-    ck_assert_str_eq(o.daily_secret, "");
-    close_db(&loop, x);
+    opens_with(&loop, path, &gr, "");
     rm_dir(dir);
     temp_db(dir, sizeof dir, path, sizeof path);
-    x = db_open_guarded(&loop, path, &ga, &o, err, sizeof err);
-    ck_assert_msg(x != NULL, "%s", err);
-    close_db(&loop, x);
+    opens_with(&loop, path, &ga, a);
     meta_read_only(path);
-    x = db_open_guarded(&loop, path, &gr, &o, err, sizeof err);
-    ck_assert_msg(x != NULL, "%s", err);
-    ck_assert_str_eq(o.daily_secret, a);
-    close_db(&loop, x);
+    opens_with(&loop, path, &gr, a);
     uv_loop_close(&loop);
     rm_dir(dir);
 }

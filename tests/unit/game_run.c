@@ -110,13 +110,22 @@ static void corridor(game_t *g, int x, int y, const int *dirs)
     lv->opaque_ok = 0;
 }
 
-START_TEST(a_run_follows_a_corridor_round_its_bends)
+/* A game alone in a known corridor from (*x, *y): 5 east, 4 north,
+ * 2 north-east. */
+static game_t *bends(int *x, int *y)
 {
     game_t *g = alone(C, 5, 0, 0);
     clear_monsters(g);
     level_t *lv = level_current(g);
-    int x = lv->w / 2 - 6, y = lv->h / 2;
-    corridor(g, x, y, (const int[]){1, 0, 5, 0, -1, 4, 1, -1, 2, 0, 0, 0});
+    *x = lv->w / 2 - 6, *y = lv->h / 2;
+    corridor(g, *x, *y, (const int[]){1, 0, 5, 0, -1, 4, 1, -1, 2, 0, 0, 0});
+    return g;
+}
+
+START_TEST(a_run_follows_a_corridor_round_its_bends)
+{
+    int x, y;
+    game_t *g = bends(&x, &y);
     put_player(g, x, y);
     key(g, 'L');
     ck_assert_int_eq(player(g)->x, x + 7); /* east, north, then north-east to its end */
@@ -130,11 +139,9 @@ END_TEST
  * so one key takes the player round the bends to its far end. */
 START_TEST(explore_goes_on_into_what_each_step_sees)
 {
-    game_t *g = alone(C, 5, 0, 0);
-    clear_monsters(g);
+    int x, y;
+    game_t *g = bends(&x, &y);
     level_t *lv = level_current(g);
-    int x = lv->w / 2 - 6, y = lv->h / 2;
-    corridor(g, x, y, (const int[]){1, 0, 5, 0, -1, 4, 1, -1, 2, 0, 0, 0});
     memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
     for (int i = 0; i <= 2; i++)
         lv->seen[y * lv->w + x + i] = 1;

@@ -197,6 +197,20 @@ START_TEST(step_back_view_equals_fresh)
 }
 END_TEST
 
+/* The level's middle row made floor without traps, end to end, and every
+ * region dark: one sight box to walk to and fro in. Returns the row. */
+static int dark_floor_row(level_t *lv)
+{
+    int y = lv->h / 2;
+    for (int x = 1; x < lv->w - 1; x++) {
+        lv->terrain[y * lv->w + x] = MAP_FLOOR;
+        lv->trap[y * lv->w + x] = 0;
+    }
+    for (int r = 0; r < lv->nregions; r++)
+        lv->regions[r].lit = 0;
+    return y;
+}
+
 /* In a dark corridor (light radius 7) three steps east and back, with a
  * wall put 5 west of the start between: past the reach of the view from
  * where the player stands (8 away), in the reach of the kept one, whose
@@ -209,13 +223,7 @@ START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
         game_t *g = alone(C, 5, 0, 0);
         level_t *lv = level_current(g);
         obj_t *p = reg_get(&g->reg, g->player);
-        int y = lv->h / 2;
-        for (int x = 1; x < lv->w - 1; x++) {
-            lv->terrain[y * lv->w + x] = MAP_FLOOR;
-            lv->trap[y * lv->w + x] = 0;
-        }
-        for (int r = 0; r < lv->nregions; r++)
-            lv->regions[r].lit = 0;
+        int y = dark_floor_row(lv);
         p->x = 20, p->y = (int16_t)y;
         reg_refile(&g->reg, g->player);
         lv->opaque_ok = 0;
@@ -268,13 +276,7 @@ START_TEST(to_and_fro_flips_the_kept_difference)
                 {22, 1}, {23, 0}, {24, 0}, {23, 1}, {24, 1}, {23, 1}, {24, 1}};
     game_t *g = alone(C, 5, 0, 0);
     level_t *lv = level_current(g);
-    int y = lv->h / 2;
-    for (int x = 1; x < lv->w - 1; x++) {
-        lv->terrain[y * lv->w + x] = MAP_FLOOR;
-        lv->trap[y * lv->w + x] = 0;
-    }
-    for (int r = 0; r < lv->nregions; r++)
-        lv->regions[r].lit = 0;
+    int y = dark_floor_row(lv);
     obj_t *p = reg_get(&g->reg, g->player);
     p->y = (int16_t)y;
     lv->opaque_ok = 0;
