@@ -136,17 +136,20 @@ static bool route_at(game_t *g, const level_t *lv, uint8_t *memo, int x, int y)
 
 /* Steps from the goals seed gives over known open cells into dist (w*h
  * int16, -1 unreached); round: not across a creature in view, as a
- * walker goes round one standing in the way. Returns how many goals it
- * seeded. */
+ * walker goes round one standing in the way. It stops once the cell at
+ * (the player's) is reached, at D steps: breadth first, every cell
+ * nearer than D is reached by then, all a step asks of the map (cells
+ * D or more away stay -1 or not, as it went: no caller tells them
+ * apart). Returns how many goals it seeded. */
 static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, uint8_t *memo,
-                  seed_fn seed, bool round)
+                  seed_fn seed, bool round, int at)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     for (int i = 0; i < n; i++)
         dist[i] = -1;
     tail = seed(g, lv, dist, q, 0);
     int goals = tail;
-    while (head < tail) {
+    while (head < tail && (at < 0 || dist[at] < 0)) {
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
         for (int k = 0; k < 8; k++) {
             int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
@@ -167,9 +170,9 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, uin
                     bool explore, bool round)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    int goals = 0;
+    int goals = 0, at = p ? p->y * lv->w + p->x : -1;
     for (const seed_fn *s = explore ? EXPLORE_GOALS : TRAVEL_GOALS; *s; s++) {
-        int n = spread(g, lv, dist, q, memo, *s, round);
+        int n = spread(g, lv, dist, q, memo, *s, round, at);
         goals += n;
         if (n && p && dist[p->y * lv->w + p->x] >= 0)
             break;
