@@ -334,6 +334,21 @@ static int best_step(game_t *g, const level_t *lv, const obj_t *p, const int16_t
     return best;
 }
 
+/* Whether a creature the walk goes round stands on a cell the straight
+ * map reached by a step (not a goal's own): only then can the map round
+ * differ. Without one, the search round asks the same cells in the same
+ * order and stops at the same one, so its map is this one. */
+static bool creature_on_map(game_t *g, const level_t *lv, const int16_t *dist)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && o->depth == lv->depth && level_in(lv, o->x, o->y) &&
+            dist[o->y * lv->w + o->x] > 0 && seen_creature_at(g, lv, o->x, o->y))
+            return true;
+    }
+    return false;
+}
+
 enum { DETOUR_MAX = 2 }; /* steps more than the straight way a walk goes round */
 
 /* The step that brings the player nearer the goal(s): ticks spent, or 0
@@ -347,8 +362,11 @@ static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q, 
     int at = p->y * lv->w + p->x;
     goal_map(g, lv, dist, q, memo, explore, false);
     int straight = dist[at], best = best_step(g, lv, p, dist);
-    goal_map(g, lv, dist, q, memo, explore, true);
-    int round = dist[at], best_round = best_step(g, lv, p, dist);
+    int round = straight, best_round = best;
+    if (creature_on_map(g, lv, dist)) { /* else the way round is this way */
+        goal_map(g, lv, dist, q, memo, explore, true);
+        round = dist[at], best_round = best_step(g, lv, p, dist);
+    }
     if (best_round >= 0 && round >= 0 && straight >= 0 && round <= straight + DETOUR_MAX)
         best = best_round;
     if (best < 0) {
