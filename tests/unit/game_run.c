@@ -334,6 +334,53 @@ START_TEST(kick_and_lock_are_ctrl_keys_now)
 }
 END_TEST
 
+/* Travel goes round a sleeper seen as it began, here beside its goal:
+ * each step's way round is searched only while a creature stands where
+ * the straight way reaches, so one missed there would walk into it. */
+START_TEST(travel_goes_round_a_sleeper_by_its_goal)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    put_player(g, cx - 4, cy);
+    handle_t j = spawn_at(g, "giant newt", 7, -1);
+    obj_t *m = reg_get(&g->reg, j);
+    m->flags |= OF_ASLEEP;
+    m->speed = 1; /* it sleeps on and stays put */
+    uint32_t from = g->nmsg;
+    keys(g, "_llllllll.");
+    ck_assert_msg(!said_since(g, from, "in the way"), "%s", last_msg(g));
+    ck_assert_int_eq(player(g)->x, cx + 4);
+    ck_assert_int_eq(player(g)->y, cy);
+    ck_assert_int_eq(reg_get(&g->reg, j)->hp, reg_get(&g->reg, j)->hp_max);
+    game_free(g);
+}
+END_TEST
+
+/* A monster that comes into view halfway stops the travel at the step
+ * it is seen from, whatever the way was. */
+START_TEST(travel_stops_for_a_monster_coming_into_view)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    level_t *lv = level_current(g);
+    for (int y = cy - 4; y <= cy + 1; y++) /* a wall down the middle, open below */
+        lv->terrain[y * lv->w + cx] = MAP_WALL;
+    lv->opaque_ok = 0;
+    put_player(g, cx - 3, cy - 3);
+    handle_t j = spawn_at(g, "giant newt", 6, 0);
+    obj_t *o = reg_get(&g->reg, j);
+    o->flags |= OF_AWARE;
+    o->speed = 1;
+    vision_update(g);
+    ck_assert(!vision_sees(g, j));
+    keys(g, "_jjjjjjlll.");
+    ck_assert_str_eq(last_msg(g), "You see a giant newt.");
+    ck_assert_int_eq(player(g)->x, cx); /* in the gap, the first cell it is seen from */
+    ck_assert_int_eq(player(g)->y, cy + 2);
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_run(void)
 {
     Suite *s = suite_create("game_run");
@@ -351,6 +398,8 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_run_goes_along_a_pillared_hall);
     tcase_add_test(t, travel_passes_what_was_seen_before);
     tcase_add_test(t, what_explore_stops_for_is_on_screen);
+    tcase_add_test(t, travel_goes_round_a_sleeper_by_its_goal);
+    tcase_add_test(t, travel_stops_for_a_monster_coming_into_view);
     suite_add_tcase(s, t);
     return s;
 }
