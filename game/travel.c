@@ -153,7 +153,7 @@ static int spread(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, uint8
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
         for (int k = 0; k < 8; k++) {
             int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
-            if (!route_at(g, lv, memo, nx, ny) || dist[nc] >= 0 ||
+            if (!level_in(lv, nx, ny) || dist[nc] >= 0 || !route_at(g, lv, memo, nx, ny) ||
                 (round && seen_creature_at(g, lv, nx, ny)))
                 continue;
             dist[nc] = (int16_t)(dist[c] + 1);
