@@ -47,15 +47,15 @@ static bool on_route(game_t *g, const level_t *lv, int x, int y)
  * there has been). */
 static bool frontier(game_t *g, const level_t *lv, int x, int y)
 {
-    const obj_t *p = reg_get(&g->reg, g->player);
-    if (!on_route(g, lv, x, y) || (p && p->x == x && p->y == y))
+    if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x]) /* cheap first: on_route asks it too */
         return false;
-    for (int i = 0; i < 8; i++) {
+    bool unseen = false;
+    for (int i = 0; i < 8 && !unseen; i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
-        if (level_in(lv, nx, ny) && !(lv->seen[ny * lv->w + nx] & SEEN_EYES))
-            return true;
+        unseen = level_in(lv, nx, ny) && !(lv->seen[ny * lv->w + nx] & SEEN_EYES);
     }
-    return false;
+    const obj_t *p = reg_get(&g->reg, g->player);
+    return unseen && !(p && p->x == x && p->y == y) && on_route(g, lv, x, y);
 }
 
 /* An item explore walks to, as DCSS's does: lying on a cell seen, not
