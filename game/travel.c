@@ -50,7 +50,12 @@ static bool frontier(game_t *g, const level_t *lv, int x, int y)
     if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x]) /* cheap first: on_route asks it too */
         return false;
     bool unseen = false;
-    for (int i = 0; i < 8 && !unseen; i++) {
+    if (x > 0 && y > 0 && x < lv->w - 1 && y < lv->h - 1) { /* inside: the three rows round it */
+        const uint8_t *r = lv->seen + (y - 1) * lv->w + x - 1, *m = r + lv->w, *b = m + lv->w;
+        unseen = !(r[0] & r[1] & r[2] & m[0] & m[2] & b[0] & b[1] & b[2] & SEEN_EYES); /* a bit */
+    }
+    for (int i = 0; i < 8 && !unseen && (x == 0 || y == 0 || x == lv->w - 1 || y == lv->h - 1);
+         i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
         unseen = level_in(lv, nx, ny) && !(lv->seen[ny * lv->w + nx] & SEEN_EYES);
     }
