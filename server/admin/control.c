@@ -412,10 +412,12 @@ static void health_node(ctl_t *c)
                (unsigned long long)ns.events);
     buf_printf(&c->out,
                "hosted copies: %llu reads asked, %llu unchanged (nothing read), %llu stored, "
-               "%llu held back by copy-rate, %llu put off while written\n",
+               "%llu held back by copy-rate, %llu put off while written, %llu last copies asked "
+               "again for a place\n",
                (unsigned long long)s->hostcopies.asked, (unsigned long long)s->hostcopies.same,
                (unsigned long long)s->hostcopies.stored,
-               (unsigned long long)s->hostcopies.throttled, (unsigned long long)s->hostcopies.busy);
+               (unsigned long long)s->hostcopies.throttled, (unsigned long long)s->hostcopies.busy,
+               (unsigned long long)s->hostcopies.waited);
 }
 
 /* Where this node's daily secret comes from: daily-secret's file that is

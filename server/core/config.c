@@ -130,6 +130,8 @@ static const opt_t opts[] = {
      "MS a login's password check takes at least (tests only; 0)"},
     {"test-copies", OPT_INT, S(test_copies), 1, 32, "32",
      "N hosted files reads at the spawner at once, at most (tests only; 32)"},
+    {"test-jobs", OPT_INT, S(test_jobs), 1, 64, "64",
+     "N rc file, xlogfile and files jobs the spawner runs at once, at most (tests only; 64)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0, NULL,
      "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},

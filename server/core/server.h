@@ -68,9 +68,10 @@ struct server {
     /* home: running hosted games' copies (hostcopy.c): reads of a
      * player's files asked, answered unchanged (nothing read), stored,
      * held back by a game's copy-rate, put off as the files were not
-     * still (a save being written) */
+     * still (a save being written), last copies asked again as the
+     * spawner had no place for them */
     struct {
-        uint64_t asked, same, stored, throttled, busy;
+        uint64_t asked, same, stored, throttled, busy, waited;
     } hostcopies;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;

@@ -261,6 +261,7 @@ struct hostcopy {
     bool told_skip; /* files not copied were logged */
     bool told_rate; /* a copy held back by copy-rate was logged */
     bool told_busy; /* a read put off (files not still) was logged */
+    bool told_full; /* a last copy the spawner had no place for was logged */
     uint64_t last;  /* when the last read began (ms) */
     uint64_t wait;  /* ms from then to the next: the last stored copy's budget */
     uint64_t sum;   /* the last stored bundle's checksum (0: none) */
@@ -424,12 +425,26 @@ static void retry(hostcopy_t *hc)
     uv_timer_start(&hc->timer, on_timer, HOSTCOPY_RETRY_MS, 0);
 }
 
+/* A last copy the spawner had no place for (SPAWNER_FILES_FULL): asked
+ * again soon, counted, said once a game. */
+static void wait_place(hostcopy_t *hc, const char *err)
+{
+    hc->srv->hostcopies.waited++;
+    if (!hc->told_full) {
+        hc->told_full = true;
+        log_info("hosted files of user=%s game=%s: %s: its last copy asked again", hc->player,
+                 hc->g->id, err);
+    }
+    retry(hc);
+}
+
 static void on_read(int fd, const char *note, const char *err, void *ud)
 {
     hostcopy_t *hc = ud;
     hc->busy = false;
     size_t busy_n = strlen(SPAWNER_FILES_BUSY), over_n = strlen(SPAWNER_FILES_OVER);
     bool busy = err && !strncmp(err, SPAWNER_FILES_BUSY, busy_n);
+    bool full = err && hc->ending && !strcmp(err, SPAWNER_FILES_FULL);
     if (err && !strcmp(err, SPAWNER_FILES_SAME))
         hc->srv->hostcopies.same++; /* nothing changed: nothing read */
     else if (busy)
@@ -438,7 +453,7 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
         over_cap(hc, err + over_n);
     else if (err && strstr(err, "larger than"))
         over_cap(hc, err);
-    else if (err)
+    else if (err && !full)
         log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
     if (!err && note[0] && !hc->told_skip) {
         hc->told_skip = true;
@@ -453,7 +468,9 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
     }
     if (fd >= 0)
         close(fd);
-    if (busy) /* not still (being written): again soon, whether the program draws or not */
+    if (full) /* the last copy: the spawner had no job for it */
+        wait_place(hc, err);
+    else if (busy) /* not still (being written): again soon, whether the program draws or not */
         retry(hc);
     else if (hc->ending && hc->dirty) /* it ended during that read: one more, the last */
         copy_now(hc);
@@ -478,7 +495,7 @@ static void copy_now(hostcopy_t *hc)
     }
     bool full = !strcmp(err, SPAWNER_FILES_FULL);
     if (hc->ending && full) { /* the last copy: soon, however many games end at once */
-        retry(hc);
+        wait_place(hc, err);
         return;
     }
     log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);

@@ -128,6 +128,8 @@ int privsep_start(const config_t *cfg, struct spawner **sp, char *err, size_t er
         return -1;
     if (cfg->test_copies > 0 && cfg->test_copies < SPAWNER_COPIES_MAX)
         sc.copies_max = cfg->test_copies;
+    if (cfg->test_jobs > 0 && cfg->test_jobs < SPAWNER_RC_MAX)
+        sc.jobs_max = cfg->test_jobs;
     if (!(*sp = spawner_start(&sc, err, errlen)))
         return -1;
     if (root && run.uid)

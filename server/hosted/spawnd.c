@@ -966,7 +966,8 @@ static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate, uint64_t quie
     char err[300];
     bool files_job = m->type == SPAWNMSG_FILES_READ || m->type == SPAWNMSG_FILES_WRITE;
     int files = job_files_fd(d, m);
-    kid_t *k = d->njobs < JOBS_MAX && (!files_job || files >= 0) ? calloc(1, sizeof *k) : NULL;
+    kid_t *k =
+        d->njobs < d->cfg->jobs_max && (!files_job || files >= 0) ? calloc(1, sizeof *k) : NULL;
     pid_t pid = -1;
     games_dir(d, err, sizeof err); /* opened once, here: a failure is the child's to report */
     if (k && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0 && (pid = fork()) == 0)
@@ -991,7 +992,10 @@ static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate, uint64_t quie
     free(k);
     if (gate)
         rc_gate_leave(d->cfg->rc_gate);
-    reply_failed(d, m->seq, "many players' files are being read: try again in a moment");
+    reply_failed(d, m->seq,
+                 m->type == SPAWNMSG_FILES_READ
+                     ? SPAWNER_FILES_FULL /* warrend asks a game's last copy again */
+                     : "many players' files are being read: try again in a moment");
     return false;
 }
 

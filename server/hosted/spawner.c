@@ -159,6 +159,7 @@ int spawner_config(spawner_cfg_t *cfg, const gamecfg_list_t *games, const char *
     memset(cfg, 0, sizeof *cfg);
     cfg->games = games;
     cfg->copies_max = SPAWNER_COPIES_MAX;
+    cfg->jobs_max = SPAWNER_RC_MAX;
     cfg->owner = owner;
     cfg->group = group;
     if (snprintf(cfg->games_dir, sizeof cfg->games_dir, "%s", games_dir) >=

@@ -96,7 +96,8 @@ _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is a
  * nothing was read, no child forked. */
 #define SPAWNER_FILES_SAME "unchanged since the last read"
 /* The err of a read not asked as copies_max reads (or SPAWNER_RC_MAX
- * requests) wait already: ask again later. */
+ * requests) wait already, or its answer when the spawner had no job for
+ * it (jobs_max at work, a fork failed): ask again later. */
 #define SPAWNER_FILES_FULL "many players' files are being copied: later"
 
 /* A read's answer (its err) that begins with this: the player's game
@@ -136,6 +137,7 @@ typedef struct {
     uid_t owner;                         /* the daemon's user: owns games-dir */
     gid_t group;
     int copies_max; /* files reads waiting at once: SPAWNER_COPIES_MAX (fewer in tests) */
+    int jobs_max;   /* the spawner's jobs at once: SPAWNER_RC_MAX (fewer in tests) */
     /* private: set by spawner_start. The rc saves' gate, shared by both
      * processes (one page, MAP_SHARED): the spawner makes a save only
      * while it is open (OPEN to SAVING, back when made), warrend shuts it

@@ -508,39 +508,68 @@ def test_a_save_being_written_is_not_copied_half_written(bindir, tmp_path, clien
         p.send("q")
 
 
+def end_at_once(clients, a, prefix, n=3):
+    """n players of a's ptytoy churn (which rewrites its files every 0.1 s,
+    so no copy is taken while it runs: the last is each player's only
+    one), their games ended at once: killed while the spawner is stopped
+    (a busy machine's, reaping them together). Returns their names."""
+    names = [unique_name(f"{prefix}{i}x") for i in range(n)]
+    players = [play(clients, a, name, register=True) for name in names]
+    for p in players:
+        p.wait_for(re.compile(r"churn [1-9]\d*"))
+    pids = [int(re.search(rf"hosted start user={n} game=saver pid=(\d+)", a.log()).group(1))
+            for n in names]
+    spawner = spawner_of(a)
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)  # all ended, none reaped yet
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+    for name in names:
+        a.wait_log(rf"program exited user={name} game=saver")
+    return names
+
+
+def last_copies_stored(a, names):
+    """Waits until each of names' last copy is stored."""
+    end = time.time() + 15
+    for name in names:
+        while not (rows := a.db_rows(
+                "SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'", name)):
+            assert time.time() < end, (name, a.log()[-3000:])
+            time.sleep(0.2)
+        assert bytes(rows[0][0]).isdigit(), rows
+
+
 def test_last_copies_of_games_ending_at_once_wait_for_a_place(bindir, tmp_path, clients):
     """Games that end at once, with more last copies than the spawner
-    reads at once (--test-copies 1 here, 32 in service; a busy machine's
-    spawner, stopped meanwhile, reaps them together): each last copy waits
-    for a place and is stored, none is dropped. ptytoy churn rewrites its
-    files every 0.1 s, so no copy is taken while it runs: the last is each
-    player's only one."""
+    reads at once (--test-copies 1 here, 32 in service): each last copy
+    waits for a place and is stored, none is dropped."""
     with Nodes(bindir, tmp_path) as nodes:
         a, _ = start_pair(nodes, tmp_path, more=("--test-copies", 1), mode="churn 1")
-        names = [unique_name(f"lc{i}x") for i in range(3)]
-        players = [play(clients, a, name, register=True) for name in names]
-        for p in players:
-            p.wait_for(re.compile(r"churn [1-9]\d*"))
-        pids = [int(re.search(rf"hosted start user={n} game=saver pid=(\d+)", a.log()).group(1))
-                for n in names]
-        spawner = spawner_of(a)
-        os.kill(spawner, signal.SIGSTOP)
-        try:
-            for pid in pids:
-                os.kill(pid, signal.SIGKILL)
-            time.sleep(0.5)  # all three ended, none reaped yet
-        finally:
-            os.kill(spawner, signal.SIGCONT)
-        for name in names:
-            a.wait_log(rf"program exited user={name} game=saver")
-        end = time.time() + 15
-        for name in names:
-            while not (rows := a.db_rows(
-                    "SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
-                    "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'", name)):
-                assert time.time() < end, (name, a.log()[-3000:])
-                time.sleep(0.2)
-            assert bytes(rows[0][0]).isdigit(), rows
+        last_copies_stored(a, end_at_once(clients, a, "lc"))
+
+
+def test_last_copies_the_spawners_jobs_have_no_place_for_are_asked_again(
+        bindir, tmp_path, clients):
+    """Games that end at once, with more last copies than the spawner has
+    jobs for (--test-jobs 1 here, 64 in service, shared with rc files,
+    xlogfiles and restores): the spawner's refusal is asked again, said
+    once a game and counted in health; each last copy is stored."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, more=("--test-jobs", 1), mode="churn 1")
+        names = end_at_once(clients, a, "lj", n=4)
+        last_copies_stored(a, names)
+        log = a.log()
+        told = re.findall(r"hosted files of user=(\S+) game=saver: .*: its last copy asked "
+                          r"again", log)
+        assert told and len(told) == len(set(told)), log[-3000:]
+        out = admin(bindir, a, "health")
+        m = re.search(r"(\d+) last copies asked again for a place", out)
+        assert m and int(m.group(1)) >= len(told), out
 
 
 def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
