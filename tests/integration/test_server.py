@@ -365,13 +365,15 @@ def test_what_the_tick_looks_at(start_daemon, clients):
     timers still runs: an open watch list shows a game started after it,
     a watcher's notice goes after 5 s, a menu left idle is closed, a
     detached game is freed after its grace."""
-    d = start_daemon(extra=["--idle-timeout", "5", "--grace", "2"])
+    # the idle timeout leaves w's list, open without a key, time for a
+    # registration and a game's start on a busy machine, then a tick
+    d = start_daemon(extra=["--idle-timeout", "10", "--grace", "2"])
     w = clients(d.port).connected()
     w.send("w")
     w.wait_for("Nobody is playing")
     p = clients(d.port).connected()
     new_game(d, p, "tock")
-    w.wait_for("tock", timeout=4)  # no key from w: the tick redrew its list
+    w.wait_for("tock", timeout=8)  # no key from w: the tick redrew its list
     w.send("a")
     d.wait_log(r"watch conn=\d+ user=tock")
     w.send(":")
@@ -382,7 +384,7 @@ def test_what_the_tick_looks_at(start_daemon, clients):
     assert "Log in to chat" not in w.text()
     w.send("q")
     w.wait_for("Your choice")
-    d.wait_log(r"disconnect conn=\d+ ip=\S+ user=\S* reason=idle", timeout=15)
+    d.wait_log(r"disconnect conn=\d+ ip=\S+ user=\S* reason=idle", timeout=20)
     w.pump()
     assert "Idle too long" in w.text()
     p.pump()
