@@ -340,35 +340,199 @@ static int best_step(game_t *g, const level_t *lv, const obj_t *p, const int16_t
 }
 
 /* Whether a creature the walk goes round stands on a cell the straight
- * map reached by a step (not a goal's own): only then can the map round
- * differ. Without one, the search round asks the same cells in the same
- * order and stops at the same one, so its map is this one. */
-static bool creature_on_map(game_t *g, const level_t *lv, const int16_t *dist)
+ * map reached by a step (not a goal's own) nearer than below (the
+ * player's distance; any when below < 0): only then can the map round
+ * differ where a step looks. Without one, the search round asks the same
+ * cells in the same order and stops at the same one, so its map is this
+ * one; one D or more away only lengthens ways at least D + 1 long. */
+static bool creature_on_map(game_t *g, const level_t *lv, const int16_t *dist, int below)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && o->depth == lv->depth && level_in(lv, o->x, o->y) &&
-            dist[o->y * lv->w + o->x] > 0 && seen_creature_at(g, lv, o->x, o->y))
+        int d = o->type == OBJ_CREATURE && o->depth == lv->depth && level_in(lv, o->x, o->y)
+                    ? dist[o->y * lv->w + o->x]
+                    : -1;
+        if (d > 0 && (below < 0 || d < below) && seen_creature_at(g, lv, o->x, o->y))
             return true;
     }
     return false;
 }
 
+/* The goal map a travel keeps over its walk: its spot's whole straight
+ * search (not stopped at the player: every distance exact, so a step
+ * reads the same nearer cells as its own search would give), and what it
+ * was built from: the level's seen, terrain and trap bytes, and on_route
+ * of every cell (1 off, 2 on). Each step compares them with the level:
+ * cells come onto the route (seen, a door unlocked) lower the distances
+ * from them on; a cell off it (a door locked, a trap found), the goal's
+ * cell changed, another level or spot builds it again. Creatures are
+ * not in it: the search round them is a step's own, as before. */
+struct travel_map {
+    const level_t *lv;
+    int depth, n, goal, player; /* goal -1: not built */
+    int16_t *dist;
+    int32_t *q; /* the queue, round (the lowering's) */
+    uint8_t *seen, *terrain, *trap, *route, *inq;
+};
+
+travel_map_t *travel_map_new(game_t *g)
+{
+    travel_map_t *m = gcalloc(&g->al, 1, sizeof *m);
+    if (m)
+        m->goal = -1;
+    return m;
+}
+
+static void map_drop(game_t *g, travel_map_t *m)
+{
+    void *arrays[] = {m->dist, m->q, m->seen, m->terrain, m->trap, m->route, m->inq};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        gfree(&g->al, arrays[i]);
+    *m = (travel_map_t){.goal = -1};
+}
+
+void travel_map_free(game_t *g, travel_map_t *m)
+{
+    if (m)
+        map_drop(g, m);
+    gfree(&g->al, m);
+}
+
+/* Room for a level of n cells: false (and none kept) when it cannot be had. */
+static bool map_room(game_t *g, travel_map_t *m, int n)
+{
+    if (m->n == n && m->dist)
+        return true;
+    map_drop(g, m);
+    size_t c = (size_t)n;
+    m->dist = galloc(&g->al, c * sizeof *m->dist), m->q = galloc(&g->al, c * sizeof *m->q);
+    m->seen = galloc(&g->al, c), m->terrain = galloc(&g->al, c), m->trap = galloc(&g->al, c);
+    m->route = galloc(&g->al, c), m->inq = gcalloc(&g->al, c, 1);
+    m->n = n;
+    if (m->dist && m->q && m->seen && m->terrain && m->trap && m->route && m->inq)
+        return true;
+    map_drop(g, m);
+    return false;
+}
+
+static bool map_build(game_t *g, const level_t *lv, travel_map_t *m, int at)
+{
+    int n = lv->w * lv->h;
+    if (!map_room(g, m, n))
+        return false;
+    memcpy(m->seen, lv->seen, (size_t)n), memcpy(m->terrain, lv->terrain, (size_t)n);
+    memcpy(m->trap, lv->trap, (size_t)n), memset(m->inq, 0, (size_t)n);
+    for (int i = 0; i < n; i++)
+        m->route[i] = on_route(g, lv, i % lv->w, i / lv->w) ? 2 : 1;
+    spread(g, lv, m->dist, m->q, m->route, seed_spot, false, -1);
+    m->lv = lv, m->depth = lv->depth, m->goal = g->goal_y * lv->w + g->goal_x, m->player = at;
+    return true;
+}
+
+/* Cell i asked again: false when it left the route; one come onto it
+ * joins the queue (*tail) to be lowered. */
+static bool map_recheck(game_t *g, const level_t *lv, travel_map_t *m, int i, int *tail)
+{
+    uint8_t r = on_route(g, lv, i % lv->w, i / lv->w) ? 2 : 1;
+    if (r == m->route[i])
+        return true;
+    m->route[i] = r;
+    if (r == 1)
+        return false;
+    if (!m->inq[i])
+        m->inq[i] = 1, m->q[(*tail)++] = i;
+    return true;
+}
+
+/* The distances lowered from the cells queued (q[0, tail)): each takes
+ * one more than its nearest reached neighbour, then passes it on, round
+ * the queue until none changes. The route only grew, so the distances
+ * kept are ways still there: what comes out is the search's own. */
+static void map_lower(const level_t *lv, travel_map_t *m, int tail)
+{
+    int n = m->n, head = 0, queued = tail;
+    tail %= n;
+    while (queued > 0) {
+        int c = m->q[head], cx = c % lv->w, cy = c / lv->w;
+        head = (head + 1) % n, queued--, m->inq[c] = 0;
+        for (int k = 0; k < 8; k++) { /* from the nearest neighbour reached */
+            int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1];
+            int d = level_in(lv, nx, ny) ? m->dist[ny * lv->w + nx] : -1;
+            if (d >= 0 && (m->dist[c] < 0 || d + 1 < m->dist[c]))
+                m->dist[c] = (int16_t)(d + 1);
+        }
+        for (int k = 0; k < 8 && m->dist[c] >= 0; k++) { /* and on to those it brings nearer */
+            int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
+            if (!level_in(lv, nx, ny) || m->route[nc] != 2 ||
+                (m->dist[nc] >= 0 && m->dist[nc] <= m->dist[c] + 1))
+                continue;
+            m->dist[nc] = (int16_t)(m->dist[c] + 1);
+            if (!m->inq[nc])
+                m->inq[nc] = 1, m->q[tail] = nc, tail = (tail + 1) % n, queued++;
+        }
+    }
+}
+
+static bool cell_same(const travel_map_t *m, const level_t *lv, int i)
+{
+    return m->seen[i] == lv->seen[i] && m->terrain[i] == lv->terrain[i] &&
+           m->trap[i] == lv->trap[i];
+}
+
+/* m brought up to the level as it is, the player at cell at: false when
+ * it must be built again. The cells whose bytes changed are asked again,
+ * and where the player stood and stands (a known trap is on the route
+ * only under the player). */
+static bool map_refresh(game_t *g, const level_t *lv, travel_map_t *m, int at)
+{
+    int n = lv->w * lv->h, goal = g->goal_y * lv->w + g->goal_x, tail = 0;
+    if (m->goal < 0 || m->lv != lv || m->depth != lv->depth || m->n != n || m->goal != goal)
+        return false;
+    bool same = !memcmp(m->seen, lv->seen, (size_t)n) &&
+                !memcmp(m->terrain, lv->terrain, (size_t)n) &&
+                !memcmp(m->trap, lv->trap, (size_t)n);
+    for (int i = same ? n : 0; i < n; i++) {
+        if (cell_same(m, lv, i))
+            continue;
+        m->seen[i] = lv->seen[i], m->terrain[i] = lv->terrain[i], m->trap[i] = lv->trap[i];
+        if (i == goal || !map_recheck(g, lv, m, i, &tail))
+            return false;
+    }
+    if (!map_recheck(g, lv, m, m->player, &tail) || !map_recheck(g, lv, m, at, &tail))
+        return false;
+    m->player = at;
+    if (tail)
+        map_lower(lv, m, tail);
+    return true;
+}
+
 enum { DETOUR_MAX = 2 }; /* steps more than the straight way a walk goes round */
+
+/* The straight goal map of this step: a travel's kept one brought up to
+ * date (m, when it has one), else one searched into dist. */
+static const int16_t *straight_map(game_t *g, level_t *lv, int16_t *dist, int32_t *q, uint8_t *memo,
+                                   travel_map_t *m, int at)
+{
+    if (m && g->run == RUN_TRAVEL && (map_refresh(g, lv, m, at) || map_build(g, lv, m, at)))
+        return m->dist;
+    goal_map(g, lv, dist, q, memo, g->run == RUN_EXPLORE, false);
+    return dist;
+}
 
 /* The step that brings the player nearer the goal(s): ticks spent, or 0
  * with the reason said. The way goes round creatures in view when that is
  * at most DETOUR_MAX steps longer (along it the excess never grows, so the
  * walk never turns back), else it is the way as if they were not there
  * (one in the way is said). */
-static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q, uint8_t *memo)
+static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q, uint8_t *memo,
+                   travel_map_t *m)
 {
     bool explore = g->run == RUN_EXPLORE;
     int at = p->y * lv->w + p->x;
-    goal_map(g, lv, dist, q, memo, explore, false);
-    int straight = dist[at], best = best_step(g, lv, p, dist);
+    const int16_t *sd = straight_map(g, lv, dist, q, memo, m, at);
+    int straight = sd[at], best = best_step(g, lv, p, sd);
     int round = straight, best_round = best;
-    if (creature_on_map(g, lv, dist)) { /* else the way round is this way */
+    if (creature_on_map(g, lv, sd, straight)) { /* else the way round is this way */
         goal_map(g, lv, dist, q, memo, explore, true);
         round = dist[at], best_round = best_step(g, lv, p, dist);
     }
@@ -391,8 +555,9 @@ static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q, 
  * The first step of a travel is taken even with a monster in view (you
  * asked for it); exploring will not start with a monster hunting you in
  * view, and every later step stops for one, or for a monster coming into
- * view, and says which. Whenever it stops short, it says why. */
-static int travel_step(game_t *g, bool first)
+ * view, and says which. Whenever it stops short, it says why. m: the
+ * walk's kept map, or NULL. */
+static int travel_step(game_t *g, bool first, travel_map_t *m)
 {
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -409,7 +574,7 @@ static int travel_step(game_t *g, bool first)
     int16_t *dist = galloc(&g->al, n * sizeof *dist);
     int32_t *q = galloc(&g->al, n * sizeof *q);
     uint8_t *memo = gcalloc(&g->al, n, 1); /* this step's: the step changes what it holds */
-    int cost = dist && q && memo ? step_on(g, lv, p, dist, q, memo) : 0;
+    int cost = dist && q && memo ? step_on(g, lv, p, dist, q, memo, m) : 0;
     if (!dist || !q || !memo)
         msg_add(g, "You cannot find your way just now.");
     gfree(&g->al, dist);
@@ -619,12 +784,13 @@ void travel_keep_going(game_t *g)
     }
     handle_t hidden[128]; /* once per run: each step looks only at these */
     int nh = hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
+    travel_map_t *m = g->run == RUN_TRAVEL ? travel_map_new(g) : NULL; /* none: each step's own */
     int steps = 0;
     for (; g->run && steps < TRAVEL_STEPS && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
         uint32_t said = g->said - g->said_aside;
-        int cost = g->run == RUN_LINE ? run_step(g) : travel_step(g, false);
+        int cost = travel_walk_step(g, m);
         if (cost <= 0)
             break;
         turn_advance(g, cost);
@@ -642,6 +808,12 @@ void travel_keep_going(game_t *g)
     if (g->run && steps == TRAVEL_STEPS && g->state == GAME_RUNNING)
         msg_add(g, "You stop to look around.");
     g->run = RUN_NONE;
+    travel_map_free(g, m);
+}
+
+int travel_walk_step(game_t *g, travel_map_t *m)
+{
+    return g->run == RUN_LINE ? run_step(g) : travel_step(g, false, m);
 }
 
 bool travel_walking(const game_t *g)
@@ -655,7 +827,7 @@ int travel_explore(game_t *g)
     if (p) /* what lies here is declined: explore walks on from it */
         item_mark_visited(g, p->depth, p->x, p->y);
     run_begin(g, RUN_EXPLORE);
-    int cost = travel_step(g, true);
+    int cost = travel_step(g, true, NULL);
     if (cost <= 0)
         g->run = RUN_NONE;
     return cost;
@@ -782,7 +954,7 @@ int travel_key(game_t *g, key_event_t k)
     }
     g->goal_x = g->cur_x, g->goal_y = g->cur_y;
     run_begin(g, RUN_TRAVEL);
-    int cost = travel_step(g, true);
+    int cost = travel_step(g, true, NULL);
     if (cost <= 0)
         g->run = RUN_NONE;
     return cost;

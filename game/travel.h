@@ -35,5 +35,14 @@ void travel_look_draw(game_t *g, screen_t *s);
 /* After the first step of a travel or exploration (within one input):
  * step on while nothing new happens. */
 void travel_keep_going(game_t *g);
+/* The goal map a travel keeps from one step of its walk to the next,
+ * searched again only where the known map changed (NULL when there is no
+ * room: each step searches its own). */
+typedef struct travel_map travel_map_t;
+travel_map_t *travel_map_new(game_t *g);
+void travel_map_free(game_t *g, travel_map_t *m);
+/* One later step of the walk under way (travel_keep_going's, m kept
+ * between its steps, or NULL): its ticks, or 0 to stop. */
+int travel_walk_step(game_t *g, travel_map_t *m);
 
 #endif

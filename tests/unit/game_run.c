@@ -10,6 +10,8 @@
 #include "sched.h"
 #include "render.h"
 #include "screen.h"
+#include "travel.h"
+#include "turn.h"
 #include "vision.h"
 
 /* The player moved to (x, y) of its level. */
@@ -381,6 +383,138 @@ START_TEST(travel_stops_for_a_monster_coming_into_view)
 }
 END_TEST
 
+/* ---- the goal map a travel keeps over its walk -------------------------------- */
+
+/* A room split by a wall down its middle (x = cx), open on the bottom row
+ * only, door at (cx, cy - 2) of the terrain given (or wall); the player at
+ * (cx - 3, cy - 2), a travel begun to (cx + 3, cy - 2) and its first step
+ * taken. *m: the walk's kept map, for the steps after. */
+static game_t *split_room(int *cx, int *cy, uint8_t door, travel_map_t **m)
+{
+    game_t *g = bare_room(cx, cy);
+    level_t *lv = level_current(g);
+    for (int y = *cy - 4; y <= *cy + 3; y++)
+        lv->terrain[y * lv->w + *cx] = MAP_WALL;
+    lv->terrain[(*cy - 2) * lv->w + *cx] = door;
+    lv->opaque_ok = 0;
+    put_player(g, *cx - 3, *cy - 2);
+    g->prompt = PROMPT_TRAVEL, g->cur_x = (int16_t)(*cx + 3), g->cur_y = (int16_t)(*cy - 2);
+    turn_advance(g, travel_key(g, (key_event_t){.code = '.'}));
+    *m = travel_map_new(g);
+    ck_assert_ptr_nonnull(*m);
+    return g;
+}
+
+/* One step of the walk as travel_keep_going takes it. */
+static void walk_step(game_t *g, travel_map_t *m)
+{
+    int cost = travel_walk_step(g, m);
+    ck_assert_int_gt(cost, 0);
+    turn_advance(g, cost);
+}
+
+static void split_room_free(game_t *g, travel_map_t *m)
+{
+    travel_map_free(g, m);
+    g->run = 0;
+    game_free(g);
+}
+
+/* A door unlocked halfway (the kept map built without it): the next step
+ * turns back up to it, the way through being shorter than the way round. */
+START_TEST(a_kept_map_takes_a_door_unlocked)
+{
+    int cx, cy;
+    travel_map_t *m;
+    game_t *g = split_room(&cx, &cy, MAP_DOOR_LOCKED, &m);
+    walk_step(g, m); /* the map kept from here: the way round, below */
+    int y = player(g)->y;
+    ck_assert_int_gt(y, cy - 2);
+    level_t *lv = level_current(g);
+    lv->terrain[(cy - 2) * lv->w + cx] = MAP_DOOR_CLOSED;
+    lv->opaque_ok = 0;
+    walk_step(g, m);
+    ck_assert_int_lt(player(g)->y, y); /* up, to the door */
+    split_room_free(g, m);
+}
+END_TEST
+
+/* A door locked halfway: the next step leaves it for the way round. */
+START_TEST(a_kept_map_leaves_a_door_locked)
+{
+    int cx, cy;
+    travel_map_t *m;
+    game_t *g = split_room(&cx, &cy, MAP_DOOR_CLOSED, &m);
+    walk_step(g, m); /* beside the door now, the map kept */
+    ck_assert_int_eq(player(g)->x, cx - 1);
+    int y = player(g)->y;
+    ck_assert_int_le(abs(y - (cy - 2)), 1);
+    level_t *lv = level_current(g);
+    lv->terrain[(cy - 2) * lv->w + cx] = MAP_DOOR_LOCKED;
+    lv->opaque_ok = 0;
+    walk_step(g, m); /* not into the locked door: down, the way round */
+    ck_assert_int_lt(player(g)->x, cx);
+    ck_assert_int_gt(player(g)->y, y);
+    split_room_free(g, m);
+}
+END_TEST
+
+/* A gap in the wall seen only after the map was kept: the next step
+ * heads for it. */
+START_TEST(a_kept_map_takes_a_cell_newly_seen)
+{
+    int cx, cy;
+    travel_map_t *m;
+    game_t *g = split_room(&cx, &cy, MAP_FLOOR, &m);
+    level_t *lv = level_current(g);
+    int gap = (cy - 2) * lv->w + cx;
+    lv->seen[gap] = 0; /* not known as the map is built */
+    int y = player(g)->y;
+    walk_step(g, m);
+    ck_assert_int_gt(player(g)->y, y); /* the way round, below */
+    ck_assert_int_eq(player(g)->x, cx - 1);
+    lv->seen[gap] |= SEEN_EYES;
+    walk_step(g, m);
+    ck_assert_int_eq(player(g)->x, cx); /* into the gap beside it */
+    ck_assert_int_eq(player(g)->y, cy - 2);
+    split_room_free(g, m);
+}
+END_TEST
+
+/* A sleeper in view as the travel began moves onto the way beside the
+ * goal while the map is kept: the walk still goes round it. */
+START_TEST(a_kept_map_goes_round_a_sleeper_come_onto_the_way)
+{
+    int cx, cy;
+    game_t *g = bare_room(&cx, &cy);
+    put_player(g, cx - 4, cy);
+    handle_t j = spawn_at(g, "giant newt", 4, 4); /* at (cx, cy + 4): off the way */
+    obj_t *o = reg_get(&g->reg, j);
+    o->flags |= OF_ASLEEP;
+    o->speed = 1;
+    g->prompt = PROMPT_TRAVEL, g->cur_x = (int16_t)(cx + 4), g->cur_y = (int16_t)cy;
+    turn_advance(g, travel_key(g, (key_event_t){.code = '.'}));
+    travel_map_t *m = travel_map_new(g);
+    walk_step(g, m); /* the map kept from here */
+    o = reg_get(&g->reg, j);
+    o->x = (int16_t)(cx + 3), o->y = (int16_t)(cy - 1); /* beside the goal, on the way */
+    reg_refile(&g->reg, j);
+    vision_update(g);
+    uint32_t from = g->nmsg;
+    for (int i = 0; i < 20 && g->run && (player(g)->x != cx + 4 || player(g)->y != cy); i++) {
+        int cost = travel_walk_step(g, m);
+        if (cost <= 0)
+            break;
+        turn_advance(g, cost);
+    }
+    ck_assert_msg(!said_since(g, from, "in the way"), "%s", last_msg(g));
+    ck_assert_int_eq(player(g)->x, cx + 4);
+    ck_assert_int_eq(player(g)->y, cy);
+    ck_assert_int_eq(reg_get(&g->reg, j)->hp, reg_get(&g->reg, j)->hp_max);
+    split_room_free(g, m);
+}
+END_TEST
+
 Suite *suite_game_run(void)
 {
     Suite *s = suite_create("game_run");
@@ -400,6 +534,10 @@ Suite *suite_game_run(void)
     tcase_add_test(t, what_explore_stops_for_is_on_screen);
     tcase_add_test(t, travel_goes_round_a_sleeper_by_its_goal);
     tcase_add_test(t, travel_stops_for_a_monster_coming_into_view);
+    tcase_add_test(t, a_kept_map_takes_a_door_unlocked);
+    tcase_add_test(t, a_kept_map_leaves_a_door_locked);
+    tcase_add_test(t, a_kept_map_takes_a_cell_newly_seen);
+    tcase_add_test(t, a_kept_map_goes_round_a_sleeper_come_onto_the_way);
     suite_add_tcase(s, t);
     return s;
 }
