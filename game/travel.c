@@ -473,10 +473,18 @@ static void map_lower(const level_t *lv, travel_map_t *m, int tail)
     }
 }
 
-static bool cell_same(const travel_map_t *m, const level_t *lv, int i)
+/* The first cell from i on where a and b differ (eight at a time while
+ * they agree), or n. */
+static int next_diff(const uint8_t *a, const uint8_t *b, int i, int n)
 {
-    return m->seen[i] == lv->seen[i] && m->terrain[i] == lv->terrain[i] &&
-           m->trap[i] == lv->trap[i];
+    for (uint64_t x, y; i + 8 <= n; i += 8) {
+        memcpy(&x, a + i, 8), memcpy(&y, b + i, 8);
+        if (x != y)
+            break;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
 }
 
 /* m brought up to the level as it is, the player at cell at: false when
@@ -488,16 +496,15 @@ static bool map_refresh(game_t *g, const level_t *lv, travel_map_t *m, int at)
     int n = lv->w * lv->h, goal = g->goal_y * lv->w + g->goal_x, tail = 0;
     if (m->goal < 0 || m->lv != lv || m->depth != lv->depth || m->n != n || m->goal != goal)
         return false;
-    bool same = !memcmp(m->seen, lv->seen, (size_t)n) &&
-                !memcmp(m->terrain, lv->terrain, (size_t)n) &&
-                !memcmp(m->trap, lv->trap, (size_t)n);
-    for (int i = same ? n : 0; i < n; i++) {
-        if (cell_same(m, lv, i))
-            continue;
-        m->seen[i] = lv->seen[i], m->terrain[i] = lv->terrain[i], m->trap[i] = lv->trap[i];
-        if (i == goal || !map_recheck(g, lv, m, i, &tail))
-            return false;
-    }
+    uint8_t *kept[] = {m->seen, m->terrain, m->trap};
+    const uint8_t *now[] = {lv->seen, lv->terrain, lv->trap};
+    for (int a = 0; a < 3; a++)
+        for (int i = next_diff(kept[a], now[a], 0, n); i < n;
+             i = next_diff(kept[a], now[a], i + 1, n)) {
+            kept[a][i] = now[a][i];
+            if (i == goal || !map_recheck(g, lv, m, i, &tail))
+                return false;
+        }
     if (!map_recheck(g, lv, m, m->player, &tail) || !map_recheck(g, lv, m, at, &tail))
         return false;
     m->player = at;
