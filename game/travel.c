@@ -42,10 +42,8 @@ static bool on_route(game_t *g, const level_t *lv, int x, int y)
            (trap_at(lv, x, y, true) < 0 || (p && p->x == x && p->y == y));
 }
 
-/* Unexplored: a known open cell next to a cell never seen, its layout
- * known or not (not where the player stands: what could be seen from
- * there has been). */
-static bool frontier(game_t *g, const level_t *lv, int x, int y)
+/* A known cell next to a cell never seen, its layout known or not. */
+static bool beside_unseen(const level_t *lv, int x, int y)
 {
     if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x]) /* cheap first: on_route asks it too */
         return false;
@@ -59,8 +57,15 @@ static bool frontier(game_t *g, const level_t *lv, int x, int y)
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
         unseen = level_in(lv, nx, ny) && !(lv->seen[ny * lv->w + nx] & SEEN_EYES);
     }
+    return unseen;
+}
+
+/* Unexplored: a known open cell next to a cell never seen (not where the
+ * player stands: what could be seen from there has been). */
+static bool frontier(game_t *g, const level_t *lv, int x, int y)
+{
     const obj_t *p = reg_get(&g->reg, g->player);
-    return unseen && !(p && p->x == x && p->y == y) && on_route(g, lv, x, y);
+    return beside_unseen(lv, x, y) && !(p && p->x == x && p->y == y) && on_route(g, lv, x, y);
 }
 
 /* An item explore walks to, as DCSS's does: lying on a cell seen, not
@@ -367,9 +372,13 @@ static bool creature_on_map(game_t *g, const level_t *lv, const int16_t *dist, i
  * from them on; a cell off it (a door locked, a trap found), the goal's
  * cell changed, another level or spot builds it again. Creatures are
  * not in it: the search round them is a step's own, as before. */
+enum { KEPT_ITEMS = 32 }; /* item goals an exploration's kept map holds at most */
+
 struct travel_map {
     const level_t *lv;
-    int depth, n, goal, player; /* goal -1: not built */
+    int depth, n, goal, player; /* goal -1: not built (an exploration's: -2) */
+    int reach, nitems;          /* explore: cells nearer than reach are in dist */
+    int32_t items[KEPT_ITEMS];  /* explore: its item goals, 0 of them when it heads out */
     int16_t *dist;
     int32_t *q; /* the queue, round (the lowering's) */
     uint8_t *seen, *terrain, *trap, *route, *inq;
@@ -513,6 +522,63 @@ static bool map_refresh(game_t *g, const level_t *lv, travel_map_t *m, int at)
     return true;
 }
 
+/* Whether the goals explore seeds could differ for the player having
+ * left or come to cell c: a known trap there (on the route only under
+ * the player), or a cell beside the unseen (never a goal under the
+ * player, one elsewhere). */
+static bool moves_goals(game_t *g, const level_t *lv, int c)
+{
+    int x = c % lv->w, y = c / lv->w;
+    return trap_at(lv, x, y, true) >= 0 || (beside_unseen(lv, x, y) && known_passable(g, lv, x, y));
+}
+
+/* An exploration's kept map, good for this step when the level's bytes,
+ * its item goals (n, in q) and where it heads are as it was made, and
+ * the search then went at least as far as the player is now. */
+static bool explore_kept(game_t *g, const level_t *lv, travel_map_t *m, int at, const int32_t *q,
+                         int n)
+{
+    int cells = lv->w * lv->h;
+    if (m->goal != -2 || m->lv != lv || m->depth != lv->depth || m->n != cells || m->nitems != n ||
+        memcmp(m->items, q, (size_t)n * sizeof *q) ||
+        next_diff(m->seen, lv->seen, 0, cells) < cells ||
+        next_diff(m->terrain, lv->terrain, 0, cells) < cells ||
+        next_diff(m->trap, lv->trap, 0, cells) < cells)
+        return false;
+    if (at != m->player && (moves_goals(g, lv, at) || moves_goals(g, lv, m->player)))
+        return false;
+    int d = m->dist[at];
+    return d >= 0 && d <= m->reach;
+}
+
+/* The straight goal map of an exploration's step in m: kept from the
+ * step before while explore_kept says so, else searched again (the
+ * search of a step, stopped at the player). dist and q: room to find the
+ * item goals in. False when m has no room. */
+static bool explore_map(game_t *g, const level_t *lv, travel_map_t *m, int at, int16_t *dist,
+                        int32_t *q)
+{
+    int cells = lv->w * lv->h;
+    memset(dist, 0xff, (size_t)cells * sizeof *dist); /* -1: seed_items asks it of a pile */
+    int n = seed_items(g, lv, dist, q, 0);
+    if (explore_kept(g, lv, m, at, q, n)) {
+        m->player = at;
+        return true;
+    }
+    if (!map_room(g, m, cells))
+        return false;
+    memcpy(m->seen, lv->seen, (size_t)cells), memcpy(m->terrain, lv->terrain, (size_t)cells);
+    memcpy(m->trap, lv->trap, (size_t)cells), memset(m->route, 0, (size_t)cells);
+    goal_map(g, lv, m->dist, m->q, m->route, true, false);
+    bool heads_out = !(n && m->dist[at] >= 0);    /* the items' map, or the unexplored's */
+    bool keep = heads_out ? !n : n <= KEPT_ITEMS; /* items not reached: searched each step */
+    m->lv = lv, m->depth = lv->depth, m->player = at, m->goal = keep ? -2 : -1;
+    m->nitems = keep ? n : 0;
+    m->reach = m->dist[at] >= 0 ? m->dist[at] : INT16_MAX; /* not reached: searched it all */
+    memcpy(m->items, q, (size_t)m->nitems * sizeof *q);
+    return true;
+}
+
 enum { DETOUR_MAX = 2 }; /* steps more than the straight way a walk goes round */
 
 /* The straight goal map of this step: a travel's kept one brought up to
@@ -521,6 +587,8 @@ static const int16_t *straight_map(game_t *g, level_t *lv, int16_t *dist, int32_
                                    travel_map_t *m, int at)
 {
     if (m && g->run == RUN_TRAVEL && (map_refresh(g, lv, m, at) || map_build(g, lv, m, at)))
+        return m->dist;
+    if (m && g->run == RUN_EXPLORE && explore_map(g, lv, m, at, dist, q))
         return m->dist;
     goal_map(g, lv, dist, q, memo, g->run == RUN_EXPLORE, false);
     return dist;
@@ -791,7 +859,7 @@ void travel_keep_going(game_t *g)
     }
     handle_t hidden[128]; /* once per run: each step looks only at these */
     int nh = hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
-    travel_map_t *m = g->run == RUN_TRAVEL ? travel_map_new(g) : NULL; /* none: each step's own */
+    travel_map_t *m = travel_walking(g) ? travel_map_new(g) : NULL; /* none: each step's own */
     int steps = 0;
     for (; g->run && steps < TRAVEL_STEPS && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
