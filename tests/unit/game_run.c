@@ -515,6 +515,68 @@ START_TEST(a_kept_map_goes_round_a_sleeper_come_onto_the_way)
 }
 END_TEST
 
+/* A room whose left and right walls' middle cells (cx -+ 5, cy) are
+ * unknown, the player at (cx - 1, cy): the unexplored nearest on the
+ * left. */
+static game_t *two_unknowns(int *cx, int *cy)
+{
+    game_t *g = bare_room(cx, cy);
+    put_player(g, *cx - 1, *cy);
+    return g;
+}
+
+static void forget_walls(game_t *g, int cx, int cy, bool left)
+{
+    level_t *lv = level_current(g);
+    if (left)
+        lv->seen[cy * lv->w + cx - 5] = 0;
+    lv->seen[cy * lv->w + cx + 5] = 0;
+}
+
+/* The left unknown seen after explore kept its map: the next step turns
+ * to the right one. */
+START_TEST(a_kept_exploration_turns_when_its_goal_is_seen)
+{
+    int cx, cy;
+    game_t *g = two_unknowns(&cx, &cy);
+    forget_walls(g, cx, cy, true);
+    turn_advance(g, travel_explore(g));
+    travel_map_t *m = travel_map_new(g);
+    ck_assert_ptr_nonnull(m);
+    forget_walls(g, cx, cy, true);
+    int x = player(g)->x;
+    walk_step(g, m); /* the map kept from here, heading left */
+    ck_assert_int_lt(player(g)->x, x);
+    x = player(g)->x;
+    forget_walls(g, cx, cy, false); /* the left one seen as it is now */
+    walk_step(g, m);
+    ck_assert_int_gt(player(g)->x, x);
+    split_room_free(g, m);
+}
+END_TEST
+
+/* An item comes to lie in view after explore kept its map: the next step
+ * heads for it (items before the unexplored). */
+START_TEST(a_kept_exploration_turns_to_an_item_put_down)
+{
+    int cx, cy;
+    game_t *g = two_unknowns(&cx, &cy);
+    forget_walls(g, cx, cy, true);
+    turn_advance(g, travel_explore(g));
+    travel_map_t *m = travel_map_new(g);
+    forget_walls(g, cx, cy, true);
+    int x = player(g)->x;
+    walk_step(g, m); /* the map kept from here, heading left */
+    ck_assert_int_lt(player(g)->x, x);
+    x = player(g)->x;
+    ck_assert(item_new(g, item_named(g->c, "dagger"), 1, HANDLE_NONE, g->depth, cx + 3, cy, NULL));
+    forget_walls(g, cx, cy, true);
+    walk_step(g, m);
+    ck_assert_int_gt(player(g)->x, x);
+    split_room_free(g, m);
+}
+END_TEST
+
 Suite *suite_game_run(void)
 {
     Suite *s = suite_create("game_run");
@@ -538,6 +600,8 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_kept_map_leaves_a_door_locked);
     tcase_add_test(t, a_kept_map_takes_a_cell_newly_seen);
     tcase_add_test(t, a_kept_map_goes_round_a_sleeper_come_onto_the_way);
+    tcase_add_test(t, a_kept_exploration_turns_when_its_goal_is_seen);
+    tcase_add_test(t, a_kept_exploration_turns_to_an_item_put_down);
     suite_add_tcase(s, t);
     return s;
 }
