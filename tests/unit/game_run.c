@@ -577,6 +577,31 @@ START_TEST(a_kept_exploration_turns_to_an_item_put_down)
 }
 END_TEST
 
+/* Explore keeps its map standing in a corner beside the only unknown
+ * there (the corner wall): once it steps off, the corner is unexplored
+ * (no longer where the player stands), the nearest, and it turns back. */
+START_TEST(a_kept_exploration_turns_back_to_the_cell_it_left)
+{
+    int cx, cy;
+    game_t *g = two_unknowns(&cx, &cy);
+    level_t *lv = level_current(g);
+    int corner = (cy + 5) * lv->w + cx + 5, left = cy * lv->w + cx - 5;
+    lv->seen[left] = 0;
+    turn_advance(g, travel_explore(g));
+    travel_map_t *m = travel_map_new(g);
+    put_player(g, cx + 4, cy + 4);
+    lv->seen[left] = lv->seen[corner] = 0;
+    walk_step(g, m); /* the map kept from the corner, heading left */
+    int x = player(g)->x;
+    ck_assert_int_lt(x, cx + 4);
+    lv->seen[left] = lv->seen[corner] = 0;
+    walk_step(g, m);
+    ck_assert_int_eq(player(g)->x, cx + 4); /* back in the corner */
+    ck_assert_int_eq(player(g)->y, cy + 4);
+    split_room_free(g, m);
+}
+END_TEST
+
 Suite *suite_game_run(void)
 {
     Suite *s = suite_create("game_run");
@@ -602,6 +627,7 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_kept_map_goes_round_a_sleeper_come_onto_the_way);
     tcase_add_test(t, a_kept_exploration_turns_when_its_goal_is_seen);
     tcase_add_test(t, a_kept_exploration_turns_to_an_item_put_down);
+    tcase_add_test(t, a_kept_exploration_turns_back_to_the_cell_it_left);
     suite_add_tcase(s, t);
     return s;
 }
