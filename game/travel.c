@@ -626,6 +626,30 @@ static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q, 
     return cost;
 }
 
+/* A step's own search room: all of it, or none (dist NULL). */
+typedef struct {
+    int16_t *dist;
+    int32_t *q;
+    uint8_t *memo; /* this step's: the step changes what it holds */
+} step_room_t;
+
+static void step_room_free(game_t *g, step_room_t *r)
+{
+    gfree(&g->al, r->dist), gfree(&g->al, r->q), gfree(&g->al, r->memo);
+    *r = (step_room_t){0};
+}
+
+static bool step_room(game_t *g, const level_t *lv, step_room_t *r)
+{
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    r->dist = galloc(&g->al, n * sizeof *r->dist), r->q = galloc(&g->al, n * sizeof *r->q);
+    r->memo = gcalloc(&g->al, n, 1);
+    if (r->dist && r->q && r->memo)
+        return true;
+    step_room_free(g, r);
+    return false;
+}
+
 /* One step of the running travel or exploration: its ticks, or 0 to stop.
  * The first step of a travel is taken even with a monster in view (you
  * asked for it); exploring will not start with a monster hunting you in
@@ -645,16 +669,16 @@ static int travel_step(game_t *g, bool first, travel_map_t *m)
         say_seen(g, first ? unaware : lets_walk, first);
         return 0;
     }
-    size_t n = (size_t)lv->w * (size_t)lv->h;
-    int16_t *dist = galloc(&g->al, n * sizeof *dist);
-    int32_t *q = galloc(&g->al, n * sizeof *q);
-    uint8_t *memo = gcalloc(&g->al, n, 1); /* this step's: the step changes what it holds */
-    int cost = dist && q && memo ? step_on(g, lv, p, dist, q, memo, m) : 0;
-    if (!dist || !q || !memo)
+    step_room_t r;
+    if (!step_room(g, lv, &r) && m && m->dist) { /* the kept map gives way to the step's own */
+        step_room_free(g, &r);
+        map_drop(g, m);
+        step_room(g, lv, &r);
+    }
+    int cost = r.dist ? step_on(g, lv, p, r.dist, r.q, r.memo, m) : 0;
+    if (!r.dist)
         msg_add(g, "You cannot find your way just now.");
-    gfree(&g->al, dist);
-    gfree(&g->al, q);
-    gfree(&g->al, memo);
+    step_room_free(g, &r);
     return cost;
 }
 

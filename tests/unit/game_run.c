@@ -602,6 +602,28 @@ START_TEST(a_kept_exploration_turns_back_to_the_cell_it_left)
 }
 END_TEST
 
+/* Room for a step's own search runs short while a map is kept: the map
+ * gives way and the walk goes on, arriving as it would have. */
+START_TEST(a_kept_map_gives_way_when_room_runs_short)
+{
+    int cx, cy;
+    travel_map_t *m;
+    game_t *g = split_room(&cx, &cy, MAP_DOOR_OPEN, &m);
+    walk_step(g, m); /* the map kept from here */
+    const level_t *lv = level_current(g);
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    g->al.limit = g->al.bytes + 4 * n; /* not the step's 7 bytes a cell beside it */
+    uint32_t from = g->nmsg;
+    for (int i = 0; i < 8 && (player(g)->x != cx + 3 || player(g)->y != cy - 2); i++)
+        walk_step(g, m);
+    ck_assert_msg(!said_since(g, from, "cannot find"), "%s", last_msg(g));
+    ck_assert_int_eq(player(g)->x, cx + 3);
+    ck_assert_int_eq(player(g)->y, cy - 2);
+    g->al.limit = 0;
+    split_room_free(g, m);
+}
+END_TEST
+
 Suite *suite_game_run(void)
 {
     Suite *s = suite_create("game_run");
@@ -628,6 +650,7 @@ Suite *suite_game_run(void)
     tcase_add_test(t, a_kept_exploration_turns_when_its_goal_is_seen);
     tcase_add_test(t, a_kept_exploration_turns_to_an_item_put_down);
     tcase_add_test(t, a_kept_exploration_turns_back_to_the_cell_it_left);
+    tcase_add_test(t, a_kept_map_gives_way_when_room_runs_short);
     suite_add_tcase(s, t);
     return s;
 }
