@@ -363,6 +363,8 @@ static bool creature_on_map(game_t *g, const level_t *lv, const int16_t *dist, i
     return false;
 }
 
+enum { KEPT_ITEMS = 32 }; /* item goals an exploration's kept map holds at most */
+
 /* The goal map a travel keeps over its walk: its spot's whole straight
  * search (not stopped at the player: every distance exact, so a step
  * reads the same nearer cells as its own search would give), and what it
@@ -371,9 +373,8 @@ static bool creature_on_map(game_t *g, const level_t *lv, const int16_t *dist, i
  * cells come onto the route (seen, a door unlocked) lower the distances
  * from them on; a cell off it (a door locked, a trap found), the goal's
  * cell changed, another level or spot builds it again. Creatures are
- * not in it: the search round them is a step's own, as before. */
-enum { KEPT_ITEMS = 32 }; /* item goals an exploration's kept map holds at most */
-
+ * not in it: the search round them is a step's own, as before. An
+ * exploration keeps its step's stopped search instead (explore_map). */
 struct travel_map {
     const level_t *lv;
     int depth, n, goal, player; /* goal -1: not built (an exploration's: -2) */
