@@ -51,6 +51,18 @@ typedef struct {
     int n, cap;
 } obj_layer_t;
 
+/* Which region values lie under the sky, in a form sixteen cells are
+ * looked up in at once: none (the dungeon); the few values that do; all
+ * of 1 to top but the few that do not (the town: every region, none
+ * outside); or too many of both, cell by cell in render_cache.sky. */
+enum { SKY_FEW = 4 };
+typedef enum { SKY_NONE, SKY_LIST, SKY_BUT, SKY_TABLE } sky_mode_t;
+typedef struct {
+    sky_mode_t mode;
+    int n;
+    uint8_t top, v[SKY_FEW];
+} sky_few_t;
+
 /* The frame kept between calls (game_t.render_cache): derived from the state, never
  * saved nor hashed. Each call redraws only what changed since the last:
  * tiles whose terrain, memory or visibility changed (and their neighbours,
@@ -75,9 +87,10 @@ struct render_cache {
     uint32_t msg_said, msg_seen, msg_n;
     uint8_t msg_prompt;
     status_key_t status_key;
-    int turn_x;       /* the status line's column of the turn counter's text (render_status) */
-    int turn_len;     /* that text's length, whether the line shows it or not */
-    uint8_t sky[256]; /* by level_t.region value: the region is under the sky */
+    int turn_x;        /* the status line's column of the turn counter's text (render_status) */
+    int turn_len;      /* that text's length, whether the line shows it or not */
+    uint8_t sky[256];  /* by level_t.region value: the region is under the sky */
+    sky_few_t sky_few; /* the same, for sixteen cells at a time (sky_table) */
 };
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
@@ -808,22 +821,41 @@ static void row_next(shadow_row_t *r, const level_t *lv, const map_view_t *m)
 
 /* Sixteen bytes, loaded and compared as one (SSE2's on x86-64). */
 typedef uint8_t bytes16_t __attribute__((vector_size(16)));
+typedef int8_t sbytes16_t __attribute__((vector_size(16)));
 
-/* Sixteen cells of the three planes from k on, cell k + j in byte j % 8
- * of word j / 8: a byte is not zero where that cell changed. False when
- * none did. */
-static inline bool sixteen_diff(const shadow_row_t *r, size_t k, uint64_t d[2])
+/* Bit j set where byte j of m (each 0 or -1) is set. */
+static inline unsigned bits16(sbytes16_t m)
+{
+    uint64_t d[2];
+    memcpy(d, &m, 16);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    d[0] = __builtin_bswap64(d[0]), d[1] = __builtin_bswap64(d[1]);
+#endif
+    /* each byte's top bit to bit 56 + its index, by one multiply */
+    const uint64_t top = 0x8080808080808080ull, gather = 0x0002040810204081ull;
+    return (unsigned)(((d[0] & top) * gather) >> 56) | (unsigned)(((d[1] & top) * gather) >> 56)
+                                                           << 8;
+}
+
+/* What changed in the sixteen cells of the three planes from k on, a bit
+ * a cell (cell k + j: bit j): terrain or memory (ts), and visibility
+ * alone on a tile now seen (vis; the sky not yet taken out). False when
+ * no byte of them changed. */
+static inline bool sixteen_diff(const shadow_row_t *r, size_t k, unsigned *ts, unsigned *vis)
 {
     bytes16_t a0, a1, a2, b0, b1, b2;
     memcpy(&a0, r->was[0] + k, 16), memcpy(&b0, r->now[0] + k, 16);
     memcpy(&a1, r->was[1] + k, 16), memcpy(&b1, r->now[1] + k, 16);
     memcpy(&a2, r->was[2] + k, 16), memcpy(&b2, r->now[2] + k, 16);
-    bytes16_t x = (a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2);
+    bytes16_t t = (a0 ^ b0) | (a1 ^ b1), v = a2 ^ b2, x = t | v;
+    uint64_t d[2];
     memcpy(d, &x, 16);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    d[0] = __builtin_bswap64(d[0]), d[1] = __builtin_bswap64(d[1]);
-#endif
-    return (d[0] | d[1]) != 0;
+    if ((d[0] | d[1]) == 0)
+        return false;
+    const bytes16_t z = {0};
+    *ts = bits16((sbytes16_t)(t != z));
+    *vis = bits16((sbytes16_t)((v != z) & (b1 != z))) & ~*ts;
+    return true;
 }
 
 /* Marks what a change of the row's cell k shows. Wall lines join seen
@@ -840,26 +872,59 @@ static inline void cell_changes(render_cache_t *cache, const level_t *lv, marks_
         mark(mk, sx, r->sy);
 }
 
-/* The changed cells of eight from k on (d: a word of sixteen_diff's). */
-static void eight_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
-                          const shadow_row_t *r, size_t k, uint64_t d)
+/* The bits of vis (cells of region, a bit each) whose region lies under
+ * the sky. */
+static unsigned sky_bits(const render_cache_t *cache, const uint8_t *region, unsigned vis)
 {
-    while (d) { /* only the changed cells, lowest first */
-        int j = __builtin_ctzll(d) / 8;
-        cell_changes(cache, lv, mk, r, k + (size_t)j);
-        d &= ~(0xFFull << (8 * j));
+    const sky_few_t *f = &cache->sky_few;
+    if (f->mode == SKY_NONE)
+        return 0;
+    if (f->mode == SKY_TABLE) {
+        unsigned sky = 0;
+        for (unsigned b = vis; b; b &= b - 1)
+            sky |= cache->sky[region[__builtin_ctz(b)]] ? b & -b : 0;
+        return sky;
     }
+    bytes16_t rg, one, top, eq = {0};
+    memcpy(&rg, region, 16);
+    memset(&one, 1, 16), memset(&top, f->top, 16);
+    for (int i = 0; i < f->n; i++) {
+        bytes16_t v;
+        memset(&v, f->v[i], 16);
+        eq |= (bytes16_t)(rg == v);
+    }
+    if (f->mode == SKY_LIST)
+        return bits16((sbytes16_t)eq);
+    return bits16((sbytes16_t)(rg - one < top) & ~(sbytes16_t)eq); /* 1 to top, but those */
 }
 
-/* The changed cells of the sixteen from at on, but those before from. */
-static void sixteen_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
-                            const shadow_row_t *r, size_t at, size_t from, uint64_t d[2])
+/* Sets bits (a few, at most 18) on row sy's marks from column bit i on. */
+static void mark_bits(marks_t *mk, int sy, unsigned i, uint64_t bits)
 {
-    size_t skip = from - at;
-    d[0] &= skip >= 8 ? 0 : ~0ull << (8 * skip);
-    d[1] &= skip <= 8 ? ~0ull : ~0ull << (8 * (skip - 8));
-    eight_changes(cache, lv, mk, r, at, d[0]);
-    eight_changes(cache, lv, mk, r, at + 8, d[1]);
+    uint64_t *row = mk->row[(sy + 3) % 3];
+    row[i / 64] |= bits << (i % 64);
+    if (i % 64 && i / 64 + 1 < MARK_WORDS)
+        row[i / 64 + 1] |= bits >> (64 - i % 64);
+}
+
+/* Marks the changes ts and vis (sixteen_diff's) of the sixteen cells from
+ * at on, but those before from: cell_changes' marks, a row at a time. */
+static void sixteen_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
+                            const shadow_row_t *r, size_t at, size_t from, unsigned ts,
+                            unsigned vis)
+{
+    unsigned keep = 0xFFFFu << (from - at);
+    ts &= keep, vis &= keep;
+    if (vis)
+        vis &= ~sky_bits(cache, lv->region + r->li + at, vis);
+    unsigned i = (unsigned)(r->x0 + (int)at + 2); /* mark's bit of cell at */
+    if (ts) { /* mark_around each: the cell and the two beside it, three rows */
+        uint64_t around = (uint64_t)ts | (uint64_t)ts << 1 | (uint64_t)ts << 2;
+        for (int y = r->sy - 1; y <= r->sy + 1; y++)
+            mark_bits(mk, y, i - 1, around);
+    }
+    if (vis)
+        mark_bits(mk, r->sy, i, vis);
 }
 
 /* Marks what changed on r's row, sixteen cells at a time (most rows, and
@@ -871,14 +936,14 @@ static void row_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
     const shadow_row_t rc = *row, *r = &rc; /* a const copy: no store reaches it */
     bool changed = false;
     size_t k = 0;
-    uint64_t d[2];
+    unsigned ts, vis;
     for (; r->n >= 16 && k + 16 <= r->n; k += 16)
-        if (sixteen_diff(r, k, d)) {
-            sixteen_changes(cache, lv, mk, r, k, k, d);
+        if (sixteen_diff(r, k, &ts, &vis)) {
+            sixteen_changes(cache, lv, mk, r, k, k, ts, vis);
             changed = true;
         }
-    if (r->n >= 16 && k < r->n && sixteen_diff(r, r->n - 16, d)) {
-        sixteen_changes(cache, lv, mk, r, r->n - 16, k, d);
+    if (r->n >= 16 && k < r->n && sixteen_diff(r, r->n - 16, &ts, &vis)) {
+        sixteen_changes(cache, lv, mk, r, r->n - 16, k, ts, vis);
         changed = true;
     }
     for (k = 0; r->n < 16 && k < r->n; k++) { /* a view narrower than sixteen tiles */
@@ -890,14 +955,27 @@ static void row_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
         memcpy(r->was[p], r->now[p], r->n);
 }
 
-/* cache->sky for lv's regions as they are now (sky_at by region value). */
+/* cache->sky for lv's regions as they are now (sky_at by region value),
+ * and cache->sky_few. */
 static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
 {
     memset(cache->sky, 0, sizeof cache->sky);
-    for (int r = 1; r <= lv->nregions && r < (int)sizeof cache->sky; r++) {
+    int top = lv->nregions < 255 ? lv->nregions : 255, n = 0;
+    for (int r = 1; r <= top; r++) {
         int k = lv->regions[r - 1].kind;
         cache->sky[r] = k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
+        n += cache->sky[r];
     }
+    sky_few_t *f = &cache->sky_few;
+    f->top = (uint8_t)top;
+    f->mode = n == 0               ? SKY_NONE
+              : n <= SKY_FEW       ? SKY_LIST
+              : top - n <= SKY_FEW ? SKY_BUT
+                                   : SKY_TABLE;
+    f->n = 0;
+    for (int r = 1; r <= top && (f->mode == SKY_LIST || f->mode == SKY_BUT); r++)
+        if (cache->sky[r] == (f->mode == SKY_LIST))
+            f->v[f->n++] = (uint8_t)r;
 }
 
 /* Tiles whose terrain, memory or visibility changed, with the neighbours

@@ -374,6 +374,79 @@ START_TEST(kept_frame_equals_whole_frame)
 }
 END_TEST
 
+/* Whether region r of n lies under the sky in pattern how: none; two;
+ * all but one; every other (too many of both for a short list). */
+static bool sky_pattern(int how, int r, int n)
+{
+    switch (how) {
+    case 0: return false;
+    case 1: return r == 1 || r == n;
+    case 2: return r != 2;
+    default: return r % 2 == 0;
+    }
+}
+
+/* The first region kind of the content with the sky (sky) or without. */
+static int16_t region_kind_with(bool sky)
+{
+    for (int k = 0; k < C->n_regions; k++)
+        if (((C->regions[k].flags & RF_SKY) != 0) == sky)
+            return (int16_t)k;
+    ck_abort_msg("no region kind %s the sky", sky ? "with" : "without");
+    return -1;
+}
+
+/* The town cut into twelve regions given and taken the sky in four
+ * patterns (and a few of its columns and rows out of any region): a map changed in view
+ * shows a tile whose sight changed where it lies under no sky, and not
+ * under the sky, in every pattern and at every column of wide views
+ * (whose tiles' marks cross a word of 64); every kept frame equals the
+ * frame drawn whole. */
+START_TEST(kept_frame_follows_the_sky_of_each_region)
+{
+    int16_t sky = region_kind_with(true), ground = region_kind_with(false);
+    static const struct {
+        int w, h;
+    } SIZES[] = {{80, 24}, {132, 43}, {200, 50}};
+    for (int how = 0; how < 4; how++) {
+        game_t *g = game_new(C, 11 + (uint64_t)how, NULL);
+        key(g, 'x');
+        ck_assert_int_eq(g->depth, 0);
+        level_t *lv = level_current(g);
+        enum { REGIONS = 12 }; /* every other: more than the few of both */
+        ck_assert_int_eq(level_set_regions(g, lv, REGIONS), 0);
+        for (int r = 1; r <= REGIONS; r++)
+            lv->regions[r - 1].kind = sky_pattern(how, r, REGIONS) ? sky : ground;
+        for (int y = 0; y < lv->h; y++) /* patches, and lines of cells in none */
+            for (int x = 0; x < lv->w; x++)
+                lv->region[y * lv->w + x] =
+                    x % 29 == 7 || y % 11 == 5 ? 0 : (uint8_t)(1 + (x / 7 + y / 3) % REGIONS);
+        screen_t *whole[3];
+        for (int z = 0; z < 3; z++)
+            whole[z] = screen_new(SIZES[z].w, SIZES[z].h);
+        uint32_t r = 77u + (uint32_t)how;
+        int shown = 0;
+        for (int i = 0; i < 600 && g->state == GAME_RUNNING && g->depth == 0; i++) {
+            r = r * 1103515245u + 12345u;
+            key(g, (uint32_t)(unsigned char)"hjklyubn.hjklyubn"[(r >> 16) % 17]);
+            int z = i / 200 % 3; /* a size kept: the kept frame follows it after a few */
+            game_view_t v = {0};
+            const screen_t *f = render_frame(g, SIZES[z].w, SIZES[z].h, &v);
+            if (!f && i % 200 < 3)
+                continue;
+            ck_assert_ptr_nonnull(f);
+            render_full(g, whole[z], &v);
+            same_screen(f, whole[z], (uint64_t)how, i);
+            shown++;
+        }
+        ck_assert_int_gt(shown, 500);
+        for (int z = 0; z < 3; z++)
+            screen_free(whole[z]);
+        game_free(g);
+    }
+}
+END_TEST
+
 /* Frames drawn as the daemon draws them, with stamps: each into a grid
  * that is a copy of the last frame sent (screen_copy passes its stamp on),
  * sometimes with a line drawn over it after the game's frame (a notice),
@@ -1190,6 +1263,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, kept_view_dropped_by_a_wall_in_its_reach);
     tcase_add_test(t, to_and_fro_flips_the_kept_difference);
     tcase_add_test(t, kept_frame_equals_whole_frame);
+    tcase_add_test(t, kept_frame_follows_the_sky_of_each_region);
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
