@@ -57,10 +57,15 @@ typedef struct {
  * outside); or too many of both, cell by cell in render_cache.sky. */
 enum { SKY_FEW = 4 };
 typedef enum { SKY_NONE, SKY_LIST, SKY_BUT, SKY_TABLE } sky_mode_t;
+
+/* Sixteen bytes, loaded and compared as one (SSE2's on x86-64). */
+typedef uint8_t bytes16_t __attribute__((vector_size(16)));
+typedef int8_t sbytes16_t __attribute__((vector_size(16)));
+
 typedef struct {
     sky_mode_t mode;
     int n;
-    uint8_t top, v[SKY_FEW];
+    bytes16_t top, v[SKY_FEW]; /* each byte the value: top, and the few */
 } sky_few_t;
 
 /* The frame kept between calls (game_t.render_cache): derived from the state, never
@@ -819,10 +824,6 @@ static void row_next(shadow_row_t *r, const level_t *lv, const map_view_t *m)
     r->sy++;
 }
 
-/* Sixteen bytes, loaded and compared as one (SSE2's on x86-64). */
-typedef uint8_t bytes16_t __attribute__((vector_size(16)));
-typedef int8_t sbytes16_t __attribute__((vector_size(16)));
-
 /* Bit j set where byte j of m (each 0 or -1) is set. */
 static inline unsigned bits16(sbytes16_t m)
 {
@@ -853,7 +854,8 @@ static inline bool sixteen_diff(const shadow_row_t *r, size_t k, unsigned *ts, u
     if ((d[0] | d[1]) == 0)
         return false;
     const bytes16_t z = {0};
-    *ts = bits16((sbytes16_t)(t != z));
+    memcpy(d, &t, 16); /* most changes on a walk are of sight alone */
+    *ts = (d[0] | d[1]) ? bits16((sbytes16_t)(t != z)) : 0;
     *vis = bits16((sbytes16_t)((v != z) & (b1 != z))) & ~*ts;
     return true;
 }
@@ -885,17 +887,13 @@ static unsigned sky_bits(const render_cache_t *cache, const uint8_t *region, uns
             sky |= cache->sky[region[__builtin_ctz(b)]] ? b & -b : 0;
         return sky;
     }
-    bytes16_t rg, one, top, eq = {0};
+    bytes16_t rg, eq = {0};
     memcpy(&rg, region, 16);
-    memset(&one, 1, 16), memset(&top, f->top, 16);
-    for (int i = 0; i < f->n; i++) {
-        bytes16_t v;
-        memset(&v, f->v[i], 16);
-        eq |= (bytes16_t)(rg == v);
-    }
+    for (int i = 0; i < f->n; i++)
+        eq |= (bytes16_t)(rg == f->v[i]);
     if (f->mode == SKY_LIST)
         return bits16((sbytes16_t)eq);
-    return bits16((sbytes16_t)(rg - one < top) & ~(sbytes16_t)eq); /* 1 to top, but those */
+    return bits16((sbytes16_t)(rg - 1 < f->top) & ~(sbytes16_t)eq); /* 1 to top, but those */
 }
 
 /* Sets bits (a few, at most 18) on row sy's marks from column bit i on. */
@@ -967,7 +965,7 @@ static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
         n += cache->sky[r];
     }
     sky_few_t *f = &cache->sky_few;
-    f->top = (uint8_t)top;
+    memset(&f->top, top, sizeof f->top);
     f->mode = n == 0               ? SKY_NONE
               : n <= SKY_FEW       ? SKY_LIST
               : top - n <= SKY_FEW ? SKY_BUT
@@ -975,7 +973,7 @@ static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
     f->n = 0;
     for (int r = 1; r <= top && (f->mode == SKY_LIST || f->mode == SKY_BUT); r++)
         if (cache->sky[r] == (f->mode == SKY_LIST))
-            f->v[f->n++] = (uint8_t)r;
+            memset(&f->v[f->n++], r, sizeof f->v[0]);
 }
 
 /* Tiles whose terrain, memory or visibility changed, with the neighbours
