@@ -161,3 +161,41 @@ def test_watcher_back_on_its_game_is_timed_apart(bindir, tmp_path):
     assert len(re.findall(r"watch conn=\d+ user=\S+ game=", d.log())) == 2, d.log()[-3000:]
     frames = re.search(r"^# watcher delay us: .*\((\d+) frames\)", out, re.M)
     assert int(frames.group(1)) > 0, out
+
+
+def typed(d):
+    """Each game's journalled keys in order, as text."""
+    return [r[0] for r in d.db_rows(
+        "select group_concat(cast(keys as text), '') from"
+        " (select game, keys from journal order by game, seq) group by game")]
+
+
+def test_players_key_out_of_step(bindir, tmp_path):
+    """In step, every player makes the same move in the same second: all
+    games start alike, so at 10,000 players the first step that scrolls
+    the view (a dear frame) came 10,000 at once, and the p99 measured that
+    herd. Out of step, the players' patterns start apart; --in-step keeps
+    the herd for a benchmark that wants it. Each second of the window is
+    reported on its own line, with the load tool's own longest pause."""
+    runs = {}
+    for mode in ("apart", "in-step"):
+        d = Daemon(bindir, tmp_path / mode).start()
+        try:
+            r = run_load(bindir, d, "--n", "8", "--seconds", "3", "--warmup", "0",
+                         *(["--in-step"] if mode == "in-step" else []))
+        finally:
+            d.stop()
+        assert r.returncode == 0, r.stdout + r.stderr
+        runs[mode] = (typed(d), r.stdout)
+    apart, out = runs["apart"]
+    same, _ = runs["in-step"]
+    assert len(apart) == 8 and len(same) == 8
+    assert len(set(same)) == 1, same  # the herd: one sequence for all
+    assert len(set(apart)) >= 3, apart  # four phases of the pattern
+    seconds = re.findall(r"^# second (\d+): keys (\d+), >=5 ms \d+, >=50 ms \d+, "
+                         r"slowest [0-9.]+ ms, load tool's longest tick gap [0-9.]+ ms$", out, re.M)
+    assert [int(s) for s, _ in seconds][:3] == [0, 1, 2], out
+    assert sum(int(k) for _, k in seconds) == window(out)[1], out
+    b = bench(out)
+    assert b["server.latency.seconds_over_50ms.t"] >= 0
+    assert b["server.load.tick_gap.max.ms.t"] > 0

@@ -7,6 +7,10 @@
  * Each player keys once per --interval at its own offset in the interval
  * (the offsets spread evenly), and only once its last key was answered; a
  * key that falls due before that is late, counted, and sent on the answer.
+ * The players' move-and-wait patterns start out of step (--in-step: all
+ * alike). The report gives each second of the window on a line: keys, slow
+ * keys, the slowest, and the tool's own longest pause (its loop, not the
+ * daemon's: a spike with no pause there is the daemon's).
  * With --saturate each player keys again as soon as it is answered. With
  * --detach-all, every session but player 0 then closes at once while
  * player 0 keys back to back: its slowest answer is the daemon's longest
@@ -65,6 +69,8 @@ static const opt_t OPTS[] = {
     {"--seconds", "S", OPT_NUM, O(seconds), 0.1, 86400, "the measured window (10)"},
     {"--warmup", "S", OPT_NUM, O(warmup), 0, 3600, "keys before the window, not measured (1)"},
     {"--interval", "S", OPT_NUM, O(interval), 0.001, 3600, "time between one player's keys (1)"},
+    {"--in-step", NULL, OPT_FLAG, O(in_step), 0, 0,
+     "every player types the same key of its pattern in the same second (off: out of step)"},
     {"--saturate", NULL, OPT_FLAG, O(saturate), 0, 0,
      "key again as soon as answered: the daemon's maximum keys/s"},
     {"--inflight", "K", OPT_INT, O(inflight), 1, 1000000,
@@ -251,6 +257,10 @@ static void begin_run(load_t *L)
     L->t_meas = L->t0 + (uint64_t)(L->o.warmup * NS);
     L->t_end = L->t_meas + (uint64_t)(L->o.seconds * NS);
     L->interval_ns = (uint64_t)(L->o.interval * NS);
+    L->nsecs = (size_t)L->o.seconds + 1;
+    L->secs = calloc(L->nsecs, sizeof *L->secs);
+    if (!L->secs)
+        L->nsecs = 0; /* no timeline, the rest as ever */
     L->phase = PH_RUN;
     if (L->ready == 0)
         finish(L); /* nobody to key */
@@ -310,6 +320,37 @@ void load_failed(load_t *L, sess_t *s)
         L->inflight--;
     }
     start_more(L);
+}
+
+/* The window's second of time t, or NULL outside it. */
+static second_t *second_of(load_t *L, uint64_t t)
+{
+    if (t < L->t_meas || !L->nsecs)
+        return NULL;
+    uint64_t i = (t - L->t_meas) / 1000000000ull;
+    return i < L->nsecs ? &L->secs[i] : NULL;
+}
+
+void load_timed(load_t *L, uint64_t sent, uint64_t took)
+{
+    second_t *sec = second_of(L, sent);
+    if (!sec)
+        return;
+    sec->keys++;
+    sec->over5ms += took >= 5000000ull;
+    sec->over50ms += took >= 50000000ull;
+    if (took > sec->max_ns)
+        sec->max_ns = took;
+}
+
+/* The load tool's own pauses: the time since its last tick, in the
+ * second it ended (its loop reading, writing or sweeping meanwhile). */
+static void tick_gap(load_t *L, uint64_t now)
+{
+    second_t *sec = L->phase == PH_RUN ? second_of(L, now) : NULL;
+    if (sec && L->last_tick && now - L->last_tick > sec->tick_gap_ns)
+        sec->tick_gap_ns = now - L->last_tick;
+    L->last_tick = now;
 }
 
 /* ---- keys ----------------------------------------------------------------------------------- */
@@ -418,6 +459,7 @@ static void on_tick(uv_timer_t *t)
 {
     load_t *L = t->data;
     uint64_t now = uv_hrtime();
+    tick_gap(L, now);
     if (L->phase == PH_RUN && now >= L->t0) {
         if (!L->o.saturate)
             pace(L, now);
@@ -525,6 +567,29 @@ static void report_hosted(const load_t *L)
         printf("BENCH hosted%s.watch.delay.p99.ms %.2f\n", L->o.tag, pct_us(&L->wdel, 0.99) / 1000);
 }
 
+/* Second by second of the window: a spike every few seconds points at
+ * a periodic job of the daemon, a long tick gap at the load tool. */
+static void report_timeline(const load_t *L)
+{
+    uint64_t worst_gap = 0;
+    int slow = 0;
+    for (size_t i = 0; i < L->nsecs; i++) {
+        const second_t *c = &L->secs[i];
+        if (!c->keys && !c->tick_gap_ns)
+            continue;
+        printf("# second %zu: keys %llu, >=5 ms %llu, >=50 ms %llu, slowest %.1f ms, "
+               "load tool's longest tick gap %.1f ms\n",
+               i, (unsigned long long)c->keys, (unsigned long long)c->over5ms,
+               (unsigned long long)c->over50ms, (double)c->max_ns / 1e6,
+               (double)c->tick_gap_ns / 1e6);
+        slow += c->over50ms > 0;
+        if (c->tick_gap_ns > worst_gap)
+            worst_gap = c->tick_gap_ns;
+    }
+    bench_count(L, "latency.seconds_over_50ms", slow);
+    bench(L, "load.tick_gap.max.ms", (double)worst_gap / 1e6);
+}
+
 static void report(load_t *L)
 {
     if (L->dropped)
@@ -534,6 +599,8 @@ static void report(load_t *L)
     bench(L, "rampup.ms", (double)L->ramp_ns / 1e6);
     bench_count(L, "sessions.failed", L->failed + L->dropped);
     report_keys(L);
+    if (!L->o.saturate && !L->o.hosted)
+        report_timeline(L);
     if (L->o.pid)
         bench_count(L, "rss.per_session.bytes", (L->rss_end - L->rss0) / L->o.n);
     /* the daemon's CPU over the measured window per key answered in it */
@@ -679,6 +746,12 @@ static int load_init(load_t *L)
         s->watcher = i >= L->o.n;
         s->target = s->watcher ? (i - L->o.n) % (L->o.watched < L->o.n ? L->o.watched : L->o.n) : i;
         vt_init(&s->vt);
+        /* Players' key patterns out of step, as people's are: in step,
+         * all 10,000 make the same move in the same second (the first
+         * step that scrolls the view sideways from the start, a frame
+         * five times a key's usual CPU) and the daemon's p99 measures
+         * that herd, not its players. --in-step keeps the herd. */
+        s->keyno = L->o.in_step ? 0 : (unsigned)i;
         snprintf(s->name, sizeof s->name, "ld%05d_%06d", run, i);
     }
     uv_timer_init(L->loop, &L->tick);
@@ -733,6 +806,7 @@ int main(int argc, char **argv)
               L.rejoin_new == 0 && L.rejoining == 0;
     free(L.s);
     free(L.lat.v);
+    free(L.secs);
     free(L.wdel.v);
     free(L.wkey.v);
     free(L.resume.v);

@@ -72,11 +72,18 @@ typedef struct {
     size_t n, cap;
 } samples_t;
 
+/* One second of the measured window, by when its keys went out: how
+ * many, how many slow, the slowest, and the load tool's own longest
+ * pause between two ticks then (its loop busy: not the daemon's doing). */
+typedef struct {
+    uint64_t keys, over5ms, over50ms, max_ns, tick_gap_ns;
+} second_t;
+
 typedef struct {
     const char *host, *tag, *term, *acked, *hosted;
     const char *watch_host; /* the watchers' daemon, when not host's (another node) */
     const char *bind;       /* --bind: first source address of the sessions' spread */
-    int port, n, m, watched, inflight, pid, saturate, help, reconnect, bind_count;
+    int port, n, m, watched, inflight, pid, saturate, help, reconnect, bind_count, in_step;
     double seconds, warmup, interval, key_timeout, ramp_timeout, detach_all;
 } load_opts_t;
 
@@ -101,6 +108,9 @@ struct load {
     uint64_t answers;        /* --hosted: keys that answered NetHack (--More--, questions) */
     uint64_t in_doubt, held; /* keys out when a game paused; keys due while paused */
     samples_t lat, wdel;
+    second_t *secs; /* the window's seconds (report: the timeline) */
+    size_t nsecs;
+    uint64_t last_tick;
     samples_t wkey; /* a watcher's frame, timed from its player's key */
     /* --reconnect: time from a return's connection to its game's frame */
     samples_t resume;
@@ -145,5 +155,6 @@ void load_failed(load_t *L, sess_t *s);            /* after sess_fail */
 void load_answered(load_t *L, sess_t *s);          /* a key's frame came and s still plays */
 void load_detach_answer(load_t *L, uint64_t took); /* --detach-all: player 0's key took ns */
 void samples_push(samples_t *a, uint64_t v);
+void load_timed(load_t *L, uint64_t sent, uint64_t took); /* a measured key's answer */
 
 #endif

@@ -532,7 +532,8 @@ static void menu_frame(sess_t *s)
 /* Moves and waits, so that every key gets a frame: a move only onto the
  * floor beside the player (the cursor), where it spends time and moves the
  * @; else a wait, which spends a whole turn and so changes the turn count.
- * (A step into a wall would change nothing and get no frame.) */
+ * (A step into a wall would change nothing and get no frame.) Player i
+ * starts the pattern at its i-th key (load.c), unless --in-step. */
 static const char KEYS[] = "h.l.";
 
 /* NetHack's moves; the opposite of MOVES[i] is MOVES[i ^ 1]. */
@@ -610,6 +611,7 @@ static void answered(sess_t *s, uint64_t now)
     load_t *L = s->L;
     if (s->measured) {
         samples_push(&L->lat, now - s->sent_ns);
+        load_timed(L, s->sent_ns, now - s->sent_ns);
         L->answered++;
     }
     if (L->phase == PH_DETACH && s->idx == 0)
