@@ -177,20 +177,17 @@ def test_players_key_out_of_step(bindir, tmp_path):
     herd. Out of step, the players' patterns start apart; --in-step keeps
     the herd for a benchmark that wants it. Each second of the window is
     reported on its own line, with the load tool's own longest pause."""
-    runs = {}
-    for mode in ("apart", "in-step"):
+    def run(mode, *args):
         d = Daemon(bindir, tmp_path / mode).start()
         try:
-            r = run_load(bindir, d, "--n", "8", "--seconds", "3", "--warmup", "0",
-                         *(["--in-step"] if mode == "in-step" else []))
+            r = run_load(bindir, d, "--n", "8", "--seconds", "3", "--warmup", "0", *args)
         finally:
             d.stop()
         assert r.returncode == 0, r.stdout + r.stderr
-        runs[mode] = (typed(d), r.stdout)
-    apart, out = runs["apart"]
-    same, _ = runs["in-step"]
-    assert len(apart) == 8 and len(same) == 8
-    assert len(set(same)) == 1, same  # the herd: one sequence for all
+        return typed(d), r.stdout
+
+    apart, out = run("apart")
+    assert len(apart) == 8
     assert len(set(apart)) >= 3, apart  # four phases of the pattern
     seconds = re.findall(r"^# second (\d+): keys (\d+), >=5 ms \d+, >=50 ms \d+, "
                          r"slowest [0-9.]+ ms, load tool's longest tick gap [0-9.]+ ms$", out, re.M)
@@ -199,3 +196,5 @@ def test_players_key_out_of_step(bindir, tmp_path):
     b = bench(out)
     assert b["server.latency.seconds_over_50ms.t"] >= 0
     assert b["server.load.tick_gap.max.ms.t"] > 0
+    same, _ = run("in-step", "--in-step")
+    assert len(same) == 8 and len(set(same)) == 1, same  # the herd: one sequence for all
