@@ -319,6 +319,11 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    char tests[256];
+    if (config_test_keys(&srv.cfg, tests, sizeof tests))
+        log_warn("TEST-ONLY SETTINGS: %s: never on a server people use (they weaken it: cheap "
+                 "password hashes, a state-hash key, slowed logins; deploy/warren.conf)",
+                 tests);
     if (pw_in_args)
         log_warn("the database password was given as an argument: hidden from ps once read, "
                  "shown there until then; keep it in a passfile (deploy/RUNNING.md)");

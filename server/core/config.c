@@ -127,7 +127,8 @@ static const opt_t opts[] = {
      "N changes a loop's watch-list log holds before it is lost and the list rebuilt, 0 = "
      "every change lost (tests only; 4096)"},
     {"test-login-delay", OPT_INT, S(test_login_delay), 0, 60000, "0",
-     "MS a login's password check takes at least (tests only; 0)"},
+     "MS a login's password check takes at least, and its answer waits as long again once its "
+     "account is read again (tests only; 0)"},
     {"test-copies", OPT_INT, S(test_copies), 1, 32, "32",
      "N hosted files reads at the spawner at once, at most (tests only; 32)"},
     {"test-jobs", OPT_INT, S(test_jobs), 1, 64, "64",
@@ -376,6 +377,28 @@ static char *trim(char *s)
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
         s[--n] = 0;
     return s;
+}
+
+int config_test_keys(const config_t *c, char *out, size_t n)
+{
+    config_t def;
+    config_defaults(&def); /* no game sections: nothing to free */
+    int count = 0;
+    size_t at = 0;
+    if (n)
+        out[0] = 0;
+    for (size_t i = 0; i < NOPTS; i++) {
+        const opt_t *o = &opts[i];
+        if (strncmp(o->name, "test-", 5) != 0 ||
+            memcmp((const char *)c + o->off, (const char *)&def + o->off, o->size) == 0)
+            continue;
+        if (at < n) {
+            int w = snprintf(out + at, n - at, "%s%s", count ? ", " : "", o->name);
+            at += w > 0 ? (size_t)w : 0;
+        }
+        count++;
+    }
+    return count;
 }
 
 static int config_line(config_t *c, char *line, char *err, size_t errlen)

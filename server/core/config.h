@@ -91,6 +91,11 @@ typedef struct {
  * not parse (a bug: the unit tests check it never does). */
 int config_defaults(config_t *c);
 void config_free(config_t *c); /* what the file's game sections hold */
+/* The test-only keys (test-*) c sets off their defaults, named in out
+ * ("test-hooks, test-login-delay"; "" when none): how many. They weaken a
+ * server (cheap password hashes, a state-hash key, slowed logins, fewer
+ * spawner jobs), so the daemon says so loudly at start. */
+int config_test_keys(const config_t *c, char *out, size_t n);
 /* Parses argv into c: first finds --config and reads that file, then applies
  * every other flag. Returns 0, or -1 with a message in err. */
 int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errlen);

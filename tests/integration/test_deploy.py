@@ -157,9 +157,23 @@ def test_sample_config_lists_every_setting(bindir, start_daemon, tmp_path):
     assert settings, "warrend --help lists no settings"
     assert sorted(keys) == sorted(settings), (keys, settings)
     # and the daemon accepts the file as written (paths overridden to stay here)
-    start_daemon(http=True, unix=True, test_flags=False,
-                 extra=["--config", DEPLOY / "warren.conf", "--content=",
-                        "--control", tmp_path / "ctl", "--run-as="])  # no warrend user here
+    d = start_daemon(http=True, unix=True, test_flags=False,
+                     extra=["--config", DEPLOY / "warren.conf", "--content=",
+                            "--control", tmp_path / "ctl", "--run-as="])  # no warrend user here
+    assert "TEST-ONLY" not in d.log(), d.log()  # its test keys as a server keeps them
+
+
+def test_test_only_settings_are_said_loudly_at_start(start_daemon):
+    """A test-only key set off its default (cheap password hashes, a
+    state-hash key, slowed logins) on a daemon: its start says which, as a
+    warning, so an administrator who copied one from a test sees it."""
+    d = start_daemon(test_flags=False, extra=["--test-hooks", "--test-login-delay", "5",
+                                              "--test-copies", "8"])
+    lines = re.findall(r"WARN.*TEST-ONLY SETTINGS: .*", d.log())
+    assert len(lines) == 1, d.log()
+    line = lines[0]
+    assert "test-hooks, test-login-delay, test-copies" in line, line
+    assert "test-lists" not in line and "test-jobs" not in line, line
 
 
 def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
