@@ -386,6 +386,7 @@ static void on_deleted(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
     if (status == DB_OK) {
+        accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED); /* logins in flight */
         shards_lock_all(c->srv); /* the other loops read mutes for chat */
         moderation_unmute(c->srv->mod, c->user_id);
         shards_unlock_all(c->srv);

@@ -15,6 +15,7 @@
 #include "hashq.h"
 #include "hmap.h"
 #include "list.h"
+#include "log.h"
 
 #define THR_BUCKETS 4096
 #define THR_KEY_MAX 96
@@ -47,6 +48,7 @@ struct accounts {
     hmap_secret_t secret;        /* keys their hash: names and addresses are chosen outside */
     size_t nthr;
     size_t inflight;
+    list_t rechecks; /* req_t.lnode: logins whose account is being read again */
     bool closing;
 };
 
@@ -265,6 +267,7 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
     a->db = db;
     for (int i = 0; i < THR_BUCKETS; i++)
         list_init(&a->buckets[i]);
+    list_init(&a->rechecks);
     if (cfg)
         a->cfg = *cfg;
     else
@@ -347,10 +350,13 @@ struct req {
     void *ud;
     int early_status;
     char early_msg[160];
+    list_t lnode; /* accounts.rechecks while its account is read again */
+    int sent_off; /* its account sent off meanwhile: the answer (ACCOUNTS_E*), 0 none */
 };
 
 static void req_free(req_t *r)
 {
+    list_remove(&r->lnode);
     sodium_memzero(r, sizeof *r);
     free(r);
 }
@@ -484,6 +490,7 @@ static int req_open(accounts_t *a, req_kind_t kind, const char *ip, const char *
         return ACCOUNTS_EINTERNAL;
     r->a = a;
     r->kind = kind;
+    list_init(&r->lnode);
     snprintf(r->ip, sizeof r->ip, "%s", ip ? ip : "");
     snprintf(r->name, sizeof r->name, "%s", name);
     accounts_name_key(name, r->key);
@@ -547,6 +554,24 @@ uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name,
 
 static void chpw_store(req_t *r);
 
+/* The login's answer, unless its account was sent off (locked, deleted)
+ * since its read began: that read may have come before the store. */
+static void login_answer(req_t *r)
+{
+    if (r->sent_off)
+        return req_deliver(r, r->sent_off,
+                           r->sent_off == ACCOUNTS_ELOCKED ? MSG_LOCKED : MSG_DENIED);
+    req_deliver(r, ACCOUNTS_OK, "");
+}
+
+/* The answer held as long as a test asks (verify_delay_ms): the time a
+ * lock may come in between, widened. */
+static void on_hold_work(uv_work_t *w)
+{
+    req_t *r = w->data;
+    uv_sleep(r->a->cfg.verify_delay_ms);
+}
+
 /* The account as it is now, read again after the password check (which
  * takes a while off the loop): locked, deleted or renamed meanwhile, the
  * login is refused as it would be now. */
@@ -565,7 +590,28 @@ static void login_rechecked(void *ud, int status, const db_user_t *u)
     if (u->locked)
         return req_deliver(r, ACCOUNTS_ELOCKED, MSG_LOCKED);
     r->user = *u;
-    req_deliver(r, ACCOUNTS_OK, "");
+    if (!r->a->cfg.verify_delay_ms)
+        return login_answer(r);
+    log_info("login user=%s: its answer held %u ms (test-login-delay)", r->name,
+             r->a->cfg.verify_delay_ms);
+    r->then = login_answer;
+    r->work.data = r;
+    r->a->inflight++;
+    if (uv_queue_work(r->a->loop, &r->work, on_hold_work, on_after_work) != 0) {
+        r->a->inflight--;
+        login_answer(r);
+    }
+}
+
+void accounts_sent_off(accounts_t *a, int64_t user_id, int status)
+{
+    if (!a || user_id <= 0)
+        return;
+    LIST_EACH (it, &a->rechecks) {
+        req_t *r = LIST_ITEM(it, req_t, lnode);
+        if (r->user.id == user_id)
+            r->sent_off = status;
+    }
 }
 
 static void login_verified(req_t *r)
@@ -592,6 +638,7 @@ static void login_verified(req_t *r)
     if (r->rehashed)
         db_user_set_password(a->db, r->user.id, r->hash, NULL, NULL);
     a->inflight++;
+    list_push_back(&a->rechecks, &r->lnode); /* till its answer: accounts_sent_off */
     db_user_by_id(a->db, r->user.id, login_rechecked, r);
 }
 

@@ -87,8 +87,9 @@ typedef struct {
     int hash_threads;
     int queue_max;      /* default 32 (about 3 s of INTERACTIVE hashes on one thread) */
     int queue_per_addr; /* default 2 */
-    /* ms a login's password check takes at least, on its hashing thread
-     * (tests only: a real hash's cost; default 0) */
+    /* ms a login's password check takes at least, on its hashing thread,
+     * and its answer is held as long again once its account is read again
+     * (tests only: a real hash's cost, a lock's moment widened; default 0) */
     unsigned verify_delay_ms;
 } accounts_config_t;
 
@@ -134,6 +135,13 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
  * unknown name; rule breaks as ACCOUNTS_EINVAL. */
 int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
                             accounts_cb cb, void *ud);
+
+/* The account user_id was locked or deleted (stored) and its connections
+ * are being sent off: a login of it whose account read again may have
+ * come before the store, and is not answered yet, is refused with status
+ * (ACCOUNTS_ELOCKED or ACCOUNTS_EDENIED) instead of logged in after the
+ * send-off. Logins that read it later see the store. */
+void accounts_sent_off(accounts_t *a, int64_t user_id, int status);
 
 /* Milliseconds until a login for (ip, name) is allowed again; 0 = now. */
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms);

@@ -228,6 +228,36 @@ def test_a_login_in_flight_when_its_account_is_locked_is_refused(bindir, clients
         d.stop()
 
 
+def test_a_login_read_again_before_a_lock_and_answered_after_is_refused(bindir, clients,
+                                                                        tmp_path):
+    """A login whose account was read again (unlocked) just before a lock
+    was stored, and whose answer comes after the lock sent the account's
+    connections off (held here, the moment widened), is refused with the
+    lock's words too, at a terminal and at the web's /login: the send-off
+    found nobody logged in to close."""
+    d = Daemon(bindir, tmp_path / "d", http=True, extra=["--test-login-delay", 2500]).start()
+    try:
+        web_session(d.http, "Lena", PW)
+        web_session(d.http, "Lina", PW)
+        t = clients(d.port).connected()
+        t.try_login("Lena", PW)
+        d.wait_log(r"login user=Lena: its answer held", timeout=20)
+        assert "Lena locked" in admin(bindir, d, "lock", "lena")
+        t.wait_for("This account is locked.")
+        assert "Logged in as" not in t.text(), t.text()
+        web = {}
+        browser = threading.Thread(target=lambda: web.update(
+            r=Web(d.http).post("/login", {"name": "Lina", "password": PW})))
+        browser.start()
+        d.wait_log(r"login user=Lina: its answer held", timeout=20)
+        assert "Lina locked" in admin(bindir, d, "lock", "lina")
+        browser.join(30)
+        assert not web["r"].session and b"This account is locked." in web["r"].body, web["r"]
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
 def lobby(d, name):
     """A websocket of the lobby, logged in at d as name."""
     tok = Web(d.http).post("/login", {"name": name, "password": PW}).session
