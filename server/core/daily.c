@@ -73,7 +73,9 @@ static ssize_t secret_read(int fd, const char *path, char *buf, size_t cap, char
 /* The secret file at path into key: 1, 0 when there is none, -1 (err). */
 static int secret_read_file(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO there is refused (not a regular file), never
+     * waited on for ever by a start */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0 && errno == ENOENT)
         return 0;
     if (fd < 0) {

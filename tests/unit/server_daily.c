@@ -1,7 +1,8 @@
 /* Unit tests: server/core/daily — the daily game's seed (the date hashed
  * under the server's secret: stable, different for another secret or
  * another day), its secret file (made 0600 when absent, read back the
- * same, narrowed when loose, refused when short or a link), an older
+ * same, narrowed when loose, refused when short, a link, a FIFO, a
+ * directory or too long), an older
  * server's default file imported once (renamed, never over another),
  * daily-secret's file against the database's secret, the UTC day;
  * and records_query's reader of /daily/DATE. */
@@ -103,6 +104,41 @@ START_TEST(secret_given_loose_short_link)
     ck_assert_int_eq(symlink(path, link), 0);
     ck_assert_int_eq(daily_secret_load(link, b, err, sizeof err), -1); /* never through a link */
     unlink(link);
+    unlink(path);
+}
+END_TEST
+
+/* A FIFO, a directory or a file past 4096 bytes where the secret should
+ * be: refused at once, saying what it is, at daily-secret's path and at
+ * the default one (a start never hangs on a FIFO no one writes to). */
+START_TEST(secret_not_a_file_refused)
+{
+    config_t cfg = {0};
+    char path[220], db[200], err[300];
+    uint8_t key[DAILY_KEY_LEN];
+    tmp_path(path, sizeof path, "odd");
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(daily_secret_load(path, key, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+    tmp_path(db, sizeof db, "odd.db");
+    snprintf(cfg.db, sizeof cfg.db, "%s", db);
+    snprintf(path, sizeof path, "%s.daily", db);
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(daily_offer(&cfg, key, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+    unlink(path);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    ck_assert_int_eq(daily_offer(&cfg, key, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+    rmdir(path);
+    char big[5000];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    write_file(path, big, 0600);
+    ck_assert_int_eq(daily_offer(&cfg, key, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "larger than 4096 bytes"));
     unlink(path);
 }
 END_TEST
@@ -306,6 +342,7 @@ Suite *suite_server_daily(void)
     tcase_add_test(t, seed_changes_with_secret_and_day);
     tcase_add_test(t, secret_made_once_0600);
     tcase_add_test(t, secret_given_loose_short_link);
+    tcase_add_test(t, secret_not_a_file_refused);
     tcase_add_test(t, secret_offered_from_set_file_or_new);
     tcase_add_test(t, secret_retired_never_over_another);
     tcase_add_test(t, default_file_imported_once);
