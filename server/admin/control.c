@@ -222,7 +222,7 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     (void)id;
     if (status == DB_OK && c->lock) {
-        accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_ELOCKED); /* logins in flight */
+        accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_ELOCKED, NULL); /* logins in flight */
         ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_LOCKED, locked);
     } else {
         if (status == DB_OK) /* what it did, never silence */

@@ -386,7 +386,7 @@ static void on_deleted(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
     if (status == DB_OK) {
-        accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED); /* logins in flight */
+        accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED, NULL); /* logins in flight */
         shards_lock_all(c->srv); /* the other loops read mutes for chat */
         moderation_unmute(c->srv->mod, c->user_id);
         shards_unlock_all(c->srv);
@@ -441,6 +441,8 @@ static void on_renamed(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     if (status != DB_OK)
         return on_written(ud, status, id); /* the error, and its reference */
+    /* logins in flight under the old name */
+    accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED, c->name2);
     ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_RENAMED, rename_swept);
     ctl_unref(c); /* the sweep holds its own */
 }

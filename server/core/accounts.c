@@ -603,13 +603,16 @@ static void login_rechecked(void *ud, int status, const db_user_t *u)
     }
 }
 
-void accounts_sent_off(accounts_t *a, int64_t user_id, int status)
+void accounts_sent_off(accounts_t *a, int64_t user_id, int status, const char *keep)
 {
     if (!a || user_id <= 0)
         return;
+    char kept[DB_NAME_MAX] = "";
+    if (keep && keep[0])
+        accounts_name_key(keep, kept);
     LIST_EACH (it, &a->rechecks) {
         req_t *r = LIST_ITEM(it, req_t, lnode);
-        if (r->user.id == user_id)
+        if (r->user.id == user_id && strcmp(r->key, kept) != 0)
             r->sent_off = status;
     }
 }

@@ -136,12 +136,13 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
 int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
                             accounts_cb cb, void *ud);
 
-/* The account user_id was locked or deleted (stored) and its connections
- * are being sent off: a login of it whose account read again may have
- * come before the store, and is not answered yet, is refused with status
- * (ACCOUNTS_ELOCKED or ACCOUNTS_EDENIED) instead of logged in after the
- * send-off. Logins that read it later see the store. */
-void accounts_sent_off(accounts_t *a, int64_t user_id, int status);
+/* The account user_id was locked, deleted or renamed (stored) and its
+ * connections are being sent off: a login of it whose account read again
+ * may have come before the store, and is not answered yet, is refused
+ * with status (ACCOUNTS_ELOCKED or ACCOUNTS_EDENIED) instead of logged in
+ * after the send-off; but one under keep (a rename's new name; NULL:
+ * none). Logins that read it later see the store. */
+void accounts_sent_off(accounts_t *a, int64_t user_id, int status, const char *keep);
 
 /* Milliseconds until a login for (ip, name) is allowed again; 0 = now. */
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms);

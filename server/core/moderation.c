@@ -366,9 +366,9 @@ void moderation_sent_off_elsewhere(server_t *home, const notify_event_t *ev)
     /* a rename heard late (a gap of the listener): whoever logged in
      * under the new name since is not sent off */
     const char *keep = why == MOD_RENAMED ? ev->name : NULL;
-    if (why == MOD_LOCKED || why == MOD_DELETED) /* logins here in flight */
-        accounts_sent_off(home->acc, ev->a,
-                          why == MOD_LOCKED ? ACCOUNTS_ELOCKED : ACCOUNTS_EDENIED);
+    if (why != MOD_KICKED) /* logins here in flight */
+        accounts_sent_off(home->acc, ev->a, why == MOD_LOCKED ? ACCOUNTS_ELOCKED : ACCOUNTS_EDENIED,
+                          keep);
     sweep(home, ev->a, msg, moderation_why_word(why), keep);
     HOOKS_CALL(home->hooks->kicked_elsewhere, home, ev->a, msg, moderation_why_word(why), keep);
 }

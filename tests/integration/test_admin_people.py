@@ -258,6 +258,30 @@ def test_a_login_read_again_before_a_lock_and_answered_after_is_refused(bindir, 
         d.stop()
 
 
+def test_a_login_under_the_old_name_answered_after_a_rename_is_refused(bindir, clients,
+                                                                        tmp_path):
+    """A login under a name read again just before a rename of it was
+    stored, answered after the rename sent the account's connections off
+    (the moment widened as above), is refused as the old name now is; the
+    new name logs in."""
+    d = Daemon(bindir, tmp_path / "d", extra=["--test-login-delay", 2500]).start()
+    try:
+        t = clients(d.port).connected()
+        t.register("Lora", PW)
+        t.close()
+        t = clients(d.port).connected()
+        t.try_login("Lora", PW)
+        d.wait_log(r"login user=Lora: its answer held", timeout=20)
+        assert "renamed Lora to Lorna" in admin(bindir, d, "rename", "lora", "Lorna")
+        t.wait_for("Unknown name or wrong password.")
+        assert "Logged in as" not in t.text(), t.text()
+        t2 = clients(d.port).connected()
+        t2.login("Lorna", PW)
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
 def lobby(d, name):
     """A websocket of the lobby, logged in at d as name."""
     tok = Web(d.http).post("/login", {"name": name, "password": PW}).session
