@@ -8,11 +8,12 @@ with the new name, to terminals and browsers alike; a lock or delete a
 node of the build before those kinds wrote as a kick with a reason is
 still told as one. The node events log carries each
 (server/core/notify.c, the kicked_elsewhere hook into server/web)."""
+import threading
 import time
 
 import pytest
 
-from harness import ON_PG, admin
+from harness import ON_PG, Web, admin
 from players import web_session
 from test_logout_nodes import PW, lobby, login, stays_open, told_and_closed
 from test_watch_nodes import pair, pair_of  # noqa: F401
@@ -71,6 +72,23 @@ def test_a_lock_or_delete_at_one_node_tells_the_other_nodes_browsers_so(pair, bi
     kinds = a.db_rows("SELECT payload FROM node_events ORDER BY id")
     assert [p.split()[0] for (p,) in kinds if p.split()[0] in ("kick", "lock", "delete")] == [
         "lock", "delete"], kinds
+
+
+def test_a_login_at_another_node_answered_after_a_lock_there_is_refused(pair_of, bindir):
+    """A login at b whose account was read again before a lock at a was
+    stored, and whose answer comes after b heard the lock (held there,
+    the moment widened), is refused with the lock's words: b's send-off
+    found nobody logged in to close."""
+    a, b = pair_of(b_extra=["--test-login-delay", "3000"])
+    web_session(a.http, "Quin", PW)
+    got = {}
+    browser = threading.Thread(target=lambda: got.update(
+        r=Web(b.http).post("/login", {"name": "Quin", "password": PW})))
+    browser.start()
+    b.wait_log(r"login user=Quin: its answer held", timeout=20)
+    assert "Quin locked" in admin(bindir, a, "lock", "quin")
+    browser.join(30)
+    assert not got["r"].session and b"This account is locked." in got["r"].body, got["r"]
 
 
 def uid_of(d, name):
