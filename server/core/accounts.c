@@ -573,8 +573,8 @@ static void on_hold_work(uv_work_t *w)
 }
 
 /* The account as it is now, read again after the password check (which
- * takes a while off the loop): locked, deleted or renamed meanwhile, the
- * login is refused as it would be now. */
+ * takes a while off the loop): locked, deleted, renamed or its password
+ * changed meanwhile, the login is refused as it would be now. */
 static void login_rechecked(void *ud, int status, const db_user_t *u)
 {
     req_t *r = ud;
@@ -589,6 +589,10 @@ static void login_rechecked(void *ud, int status, const db_user_t *u)
         return req_deliver(r, ACCOUNTS_EDENIED, MSG_DENIED);
     if (u->locked)
         return req_deliver(r, ACCOUNTS_ELOCKED, MSG_LOCKED);
+    /* the password was checked against the hash stored then (or the one
+     * this login stored since): another (a reset, a change) refuses it */
+    if (strcmp(u->pwhash, r->rehashed ? r->hash : r->user.pwhash) != 0)
+        return req_deliver(r, ACCOUNTS_EDENIED, MSG_DENIED);
     r->user = *u;
     if (!r->a->cfg.verify_delay_ms)
         return login_answer(r);

@@ -8,7 +8,8 @@ import subprocess
 import threading
 import time
 
-from harness import PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, stays_open
+from harness import (PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, program,
+                     stays_open)
 from players import web_session
 from test_admin import admin_path, world  # noqa: F401 (the fixture)
 
@@ -277,6 +278,41 @@ def test_a_login_under_the_old_name_answered_after_a_rename_is_refused(bindir, c
         assert "Logged in as" not in t.text(), t.text()
         t2 = clients(d.port).connected()
         t2.login("Lorna", PW)
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+def test_a_login_checked_against_a_password_reset_meanwhile_is_refused(bindir, clients,
+                                                                        tmp_path):
+    """A login whose password was checked against the old hash while an
+    administrator's reset stored a new one (and ended the account's web
+    sessions) is refused, at a terminal and at the web's /login (no web
+    session made after the reset); the new password logs in."""
+    d = Daemon(bindir, tmp_path / "d", http=True, extra=["--test-login-delay", 2000]).start()
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+
+    def passwd(name, pw):
+        r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", "passwd", name],
+                           input=pw + "\n", capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and "password of Mara changed" in r.stdout, r
+
+    try:
+        web_session(d.http, "Mara", PW)
+        t = clients(d.port).connected()
+        t.try_login("Mara", PW)
+        passwd("mara", "a new passphrase")
+        t.wait_for("Unknown name or wrong password.")
+        assert "Logged in as" not in t.text(), t.text()
+        web = {}
+        browser = threading.Thread(target=lambda: web.update(
+            r=Web(d.http).post("/login", {"name": "Mara", "password": "a new passphrase"})))
+        browser.start()
+        passwd("mara", PW)
+        browser.join(30)
+        assert not web["r"].session and b"Unknown name or wrong password." in web["r"].body, \
+            web["r"]
+        t.login("Mara", PW)
         d.stop_clean()
     finally:
         d.stop()
