@@ -725,6 +725,8 @@ static void chpw_stored(void *ud, int status, int64_t id)
         req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
         return;
     }
+    /* logins of the old password whose account read came before the store */
+    accounts_sent_off(r->a, r->user.id, ACCOUNTS_EDENIED, NULL);
     r->a->inflight++;
     db_session_delete_user(r->a->db, r->user.id, r->keep, chpw_revoked, r);
 }

@@ -288,7 +288,9 @@ def test_a_login_checked_against_a_password_reset_meanwhile_is_refused(bindir, c
     """A login whose password was checked against the old hash while an
     administrator's reset stored a new one (and ended the account's web
     sessions) is refused, at a terminal and at the web's /login (no web
-    session made after the reset); the new password logs in."""
+    session made after the reset); so is one whose account was read again
+    just before a reset and answered after it (the moment widened); the
+    new password logs in."""
     d = Daemon(bindir, tmp_path / "d", http=True, extra=["--test-login-delay", 2000]).start()
     tool = program(bindir, "asan/warren-admin", "warren-admin")
 
@@ -312,7 +314,12 @@ def test_a_login_checked_against_a_password_reset_meanwhile_is_refused(bindir, c
         browser.join(30)
         assert not web["r"].session and b"Unknown name or wrong password." in web["r"].body, \
             web["r"]
-        t.login("Mara", PW)
+        t.try_login("Mara", PW)  # read again before the reset, answered after it
+        d.wait_log(r"login user=Mara: its answer held", timeout=20)
+        passwd("mara", "a third passphrase")
+        t.wait_for("Unknown name or wrong password.")
+        assert "Logged in as" not in t.text(), t.text()
+        t.login("Mara", "a third passphrase")
         d.stop_clean()
     finally:
         d.stop()
