@@ -25,6 +25,12 @@
 enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE, RUN_LINE }; /* game_t.run, within one input */
 enum { TRAVEL_STEPS = 500 };                              /* steps one key walks at most */
 
+/* A distance is a count of steps over one level's cells, kept in an
+ * int16_t; INT16_MAX is best_step's "no distance yet": the largest level's
+ * cells stay below it (a bigger level needs a wider type). */
+_Static_assert(1L * MAPGEN_MAX_W * MAPGEN_MAX_H < INT16_MAX,
+               "travel's int16_t distances need the largest level's cells below INT16_MAX");
+
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
 
