@@ -382,26 +382,38 @@ void cmd_end(ctl_t *c, char *arg)
 
 /* ---- delete ---------------------------------------------------------------------------- */
 
-static void on_deleted(void *ud, int status, int64_t id)
-{
-    ctl_t *c = ud;
-    if (status == DB_OK) {
-        accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED, NULL); /* logins in flight */
-        shards_lock_all(c->srv); /* the other loops read mutes for chat */
-        moderation_unmute(c->srv->mod, c->user_id);
-        shards_unlock_all(c->srv);
-        buf_printf(&c->out, "deleted %s and every game of it; its game name %s is retired\n",
-                   c->name, c->game_name);
-    }
-    on_written(ud, status, id);
-}
-
-/* Its game saved and its conns closed on every loop, then the rows go. */
+/* Stored and its conns closed on every loop (a game resumed meanwhile
+ * closed too): its connections at other nodes sent off as well. */
 static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
+    moderation_send_off_nodes(c->srv, c->user_id, MOD_DELETED, NULL);
+    buf_printf(&c->out, "deleted %s and every game of it; its game name %s is retired\n", c->name,
+               c->game_name);
+    ctl_finish(c, NULL);
+}
+
+/* Only a delete stored sends anyone off: a refused one (the database
+ * failing, the account gone meanwhile) leaves every connection as it was. */
+static void on_deleted(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK)
+        return on_written(ud, status, id); /* the error, and its reference */
     log_info("admin: delete user=%s", c->name);
-    moderation_send_off_nodes(c->srv, c->user_id, MOD_DELETED, NULL); /* at other nodes too */
+    accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED, NULL); /* logins in flight */
+    shards_lock_all(c->srv); /* the other loops read mutes for chat */
+    moderation_unmute(c->srv->mod, c->user_id);
+    shards_unlock_all(c->srv);
+    ctl_sweep_off(c, SWEEP_CLOSE, GAME_CLOSE, MOD_DELETED, delete_swept);
+    ctl_unref(c); /* the sweep holds its own */
+}
+
+/* Its game saved and closed on every loop (its saves queued before the
+ * rows go), its player left at the menu; then the rows go. */
+static void delete_saved(ctl_t *c, int n, int64_t game)
+{
+    (void)n, (void)game;
     db_user_delete(c->srv->db, c->user_id, on_deleted, c);
 }
 
@@ -409,7 +421,8 @@ static void delete_user(ctl_t *c, const db_user_t *u)
 {
     /* c->user_id and c->name are its; the lookup's reference goes on */
     snprintf(c->game_name, sizeof c->game_name, "%s", u->game_name);
-    ctl_sweep_off(c, SWEEP_CLOSE, GAME_CLOSE, MOD_DELETED, delete_swept);
+    ctl_sweep(c, SWEEP_NONE, GAME_CLOSE, "The administrator saved and closed your game.", false,
+              delete_saved);
 }
 
 void cmd_delete(ctl_t *c, char *arg)

@@ -8,7 +8,8 @@ import subprocess
 import threading
 import time
 
-from harness import (PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, program,
+import pytest
+from harness import (ON_PG, PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, program,
                      stays_open)
 from players import web_session
 from test_admin import admin_path, world  # noqa: F401 (the fixture)
@@ -201,6 +202,72 @@ def test_a_rename_the_database_refuses_sends_nobody_off(bindir, clients, tmp_pat
         assert d.db_rows("SELECT name FROM users WHERE name_key = 'rhea'") == [("Rhea",)]
         t.send("p")
         d.wait_log(r"user=Rhea")
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+# The database refuses to delete an account (a trigger), in each backend's
+# words; or takes its time over it (PostgreSQL: the delete's transaction
+# sleeps before its last row goes).
+REFUSE_DELETE = {
+    "sqlite": [("CREATE TRIGGER no_delete BEFORE DELETE ON users "
+                "BEGIN SELECT RAISE(ABORT, 'deletes refused'); END", ())],
+    "pg": [("CREATE FUNCTION no_delete() RETURNS trigger LANGUAGE plpgsql AS "
+            "'BEGIN RAISE EXCEPTION ''deletes refused''; END'", ()),
+           ("CREATE TRIGGER no_delete BEFORE DELETE ON users "
+            "FOR EACH ROW EXECUTE FUNCTION no_delete()", ())],
+}
+SLOW_DELETE = [("CREATE FUNCTION slow_delete() RETURNS trigger LANGUAGE plpgsql AS "
+                "'BEGIN PERFORM pg_sleep(5); RETURN OLD; END'", ()),
+               ("CREATE TRIGGER slow_delete BEFORE DELETE ON users "
+                "FOR EACH ROW EXECUTE FUNCTION slow_delete()", ())]
+
+
+def test_a_delete_the_database_refuses_sends_nobody_off(bindir, clients, tmp_path):
+    """A delete whose store fails is the administrator's error: the
+    account's terminal and browser here are not told it is deleted nor
+    closed, and it goes on playing, its rows all kept."""
+    d = Daemon(bindir, tmp_path / "d", http=True).start()
+    try:
+        web_session(d.http, "Dora", PW)
+        t = clients(d.port).connected()
+        t.login("Dora", PW)
+        ws = lobby(d, "Dora")
+        d.db_write(*REFUSE_DELETE["pg" if d.db_url else "sqlite"])
+        code, out, err = admin_rc(bindir, d, "delete", "dora", "--yes")
+        assert code != 0 and "deletes refused" in err, (out, err)
+        t.pump(quiet=1.0)
+        assert "deleted" not in t.text() and "Logged in as" in t.text() and not t.eof, t.text()
+        stays_open(ws)
+        assert d.db_rows("SELECT name FROM users WHERE name_key = 'dora'") == [("Dora",)]
+        assert "admin: delete user=Dora" not in d.log()
+        t.send("p")
+        d.wait_log(r"user=Dora")
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+@pytest.mark.skipif(not ON_PG, reason="a transaction that sleeps: WARREN_DB=pg")
+def test_a_login_answered_while_a_delete_is_stored_is_sent_off(bindir, clients, tmp_path):
+    """A login whose account was read just before a delete began, answered
+    while the delete was being stored (its answer held, the transaction
+    made slow: the moment widened), is sent off with the delete's words
+    once it is stored: nobody stays logged in as an account that is gone."""
+    d = Daemon(bindir, tmp_path / "d", extra=["--test-login-delay", 2500]).start()
+    try:
+        t = clients(d.port).connected()
+        t.register("Nell", PW)
+        t.close()
+        d.db_write(*SLOW_DELETE)
+        t = clients(d.port).connected()
+        t.try_login("Nell", PW)
+        d.wait_log(r"login user=Nell: its answer held", timeout=20)
+        assert "deleted Nell" in admin(bindir, d, "delete", "nell", "--yes")
+        t.wait_for("This account has been deleted.")
+        t.pump(quiet=0.5)
+        assert t.eof, t.text()
         d.stop_clean()
     finally:
         d.stop()
