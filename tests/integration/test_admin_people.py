@@ -227,23 +227,29 @@ SLOW_DELETE = [("CREATE FUNCTION slow_delete() RETURNS trigger LANGUAGE plpgsql 
 def test_a_delete_the_database_refuses_sends_nobody_off(bindir, clients, tmp_path):
     """A delete whose store fails is the administrator's error: the
     account's terminal and browser here are not told it is deleted nor
-    closed, and it goes on playing, its rows all kept."""
+    closed; its game, saved and closed before the store, resumes where it
+    was, its rows all kept."""
     d = Daemon(bindir, tmp_path / "d", http=True).start()
     try:
-        web_session(d.http, "Dora", PW)
         t = clients(d.port).connected()
-        t.login("Dora", PW)
+        gid, _ = new_game(d, t, "Dora")
+        t.play_keys("ll")
+        before = hook(d, t, "Dora")
         ws = lobby(d, "Dora")
         d.db_write(*REFUSE_DELETE["pg" if d.db_url else "sqlite"])
         code, out, err = admin_rc(bindir, d, "delete", "dora", "--yes")
         assert code != 0 and "deletes refused" in err, (out, err)
+        t.wait_for("The administrator saved and closed your game.")
         t.pump(quiet=1.0)
-        assert "deleted" not in t.text() and "Logged in as" in t.text() and not t.eof, t.text()
+        assert "deleted" not in t.text() and not t.eof, t.text()
         stays_open(ws)
         assert d.db_rows("SELECT name FROM users WHERE name_key = 'dora'") == [("Dora",)]
+        assert d.db_rows("SELECT count(*) FROM games WHERE id = ?", gid)[0][0] == 1
         assert "admin: delete user=Dora" not in d.log()
+        t.send(" ")  # the message read
+        t.wait_for("Logged in as Dora")
         t.send("p")
-        d.wait_log(r"user=Dora")
+        assert hook(d, t, "Dora") == before
         d.stop_clean()
     finally:
         d.stop()
