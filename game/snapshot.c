@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "level.h"
+#include "mapgen.h"
 #include "msg.h"
 #include "overland.h"
 #include "prompt.h"
@@ -34,8 +35,8 @@
 #define SNAP_NAMED   9 /* the first with the kinds' names */
 #define SNAP_HEADER  24
 #define SNAP_MAX_RAW (8u << 20)
-#define LEVEL_MAX_W  250
-#define LEVEL_MAX_H  120
+#define LEVEL_MAX_W  MAPGEN_MAX_W /* a loaded level is never larger than a made one: */
+#define LEVEL_MAX_H  MAPGEN_MAX_H /* travel's distances fit int16_t for those */
 /* bounds that keep every later sum far from overflow */
 #define STAT_MAX     1000000
 #define SCORE_MAX    (1LL << 50)
