@@ -9,8 +9,13 @@
  *
  *   bench-protocol                 the BENCH lines
  *   bench-protocol repeat JOB N    encode JOB (ansi.step, ansi.key80x24,
- *                                  ansi.key200x60) N times and print nothing:
- *                                  for instruction counts under callgrind */
+ *                                  ansi.key200x60, ansi.shift1) N times and
+ *                                  print nothing: for instruction counts
+ *                                  under callgrind
+ *
+ * "shift1" is the view sliding one column sideways over a field of grass
+ * and trees (the Town's, as the player walks off its west edge): every
+ * map row moved, the encoder's search for a shift and its plan. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,12 +172,26 @@ static void bench_line(const char *name, double v, const char *unit)
     printf("BENCH %s %.0f %s\n", name, v, unit);
 }
 
-/* Encodes one job n times (for valgrind --tool=callgrind). */
-static int repeat(const char *name, int n, const job_t *step, const job_t *key80,
-                  const job_t *key200)
+/* A field of grass and trees over rows 1-21, seen from column ox, the
+ * player at (40, 11) and the status line below. */
+static void field_draw(screen_t *s, int ox)
 {
-    static const char *const NAMES[] = {"ansi.step", "ansi.key80x24", "ansi.key200x60"};
-    const job_t *jobs[] = {step, key80, key200};
+    const style_t green = {2, SCREEN_DEFAULT_COLOR, 0};
+    for (int y = 1; y <= 21; y++)
+        for (int x = 0; x < s->w; x++) {
+            unsigned h = (unsigned)(x + ox) * 2654435761u ^ (unsigned)y * 40503u;
+            screen_put(s, x, y, (h >> 7) % 17 ? '"' : 0x2663, green);
+        }
+    screen_put(s, 40, 11, '@', HERO);
+    screen_textf(s, 0, 22, STYLE_DEFAULT, "Adventurer the dwarf fighter  XL 1  Town  T:%d", 9 + ox);
+    screen_cursor(s, 40, 11, true);
+}
+
+/* Encodes one job n times (for valgrind --tool=callgrind). */
+static int repeat(const char *name, int n, const job_t *const *jobs)
+{
+    static const char *const NAMES[] = {"ansi.step", "ansi.key80x24", "ansi.key200x60",
+                                        "ansi.shift1"};
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
         if (strcmp(name, NAMES[i]) != 0)
             continue;
@@ -180,7 +199,7 @@ static int repeat(const char *name, int n, const job_t *step, const job_t *key80
         buf_init(&out);
         for (int k = 0; k < n; k++) {
             buf_reset(&out);
-            (i == 0 ? ansi_step : ansi_key)(jobs[i], &out);
+            (i == 0 || i == 3 ? ansi_step : ansi_key)(jobs[i], &out);
         }
         buf_free(&out);
         return 0;
@@ -195,8 +214,11 @@ int main(int argc, char **argv)
     screen_t *a = dungeon_new(80, 24, 1234, px, py);
     screen_t *b = dungeon_new(80, 24, 1234, px, py);
     screen_t *big = dungeon_new(200, 60, 1234, px, py);
-    if (!a || !b || !big)
+    screen_t *fa = screen_new(80, 24), *fb = screen_new(80, 24);
+    if (!a || !b || !big || !fa || !fb)
         return 1;
+    field_draw(fa, 1);
+    field_draw(fb, 0); /* one step west: the view slid one column right */
     /* the step: b is a after the player moved one cell right */
     screen_clean(b);
     screen_put(b, px, py, 0xB7, FLOOR);
@@ -207,8 +229,13 @@ int main(int argc, char **argv)
     job_t step = {{ANSI_COLORS_256, true, false, false, false}, a, b};
     job_t key80 = {{ANSI_COLORS_256, true, false, false, false}, NULL, a};
     job_t key200 = {{ANSI_COLORS_256, true, false, false, false}, NULL, big};
+    job_t shift1 = {{ANSI_COLORS_256, true, false, false, false}, fa, fb};
+    ansi_profile_for_term(&shift1.prof, "xterm-256color"); /* REP: the shift is tried */
+    const job_t *const jobs[] = {&step, &key80, &key200, &shift1};
     if (argc == 4 && strcmp(argv[1], "repeat") == 0) {
-        int ret = repeat(argv[2], atoi(argv[3]), &step, &key80, &key200);
+        int ret = repeat(argv[2], atoi(argv[3]), jobs);
+        screen_free(fa);
+        screen_free(fb);
         screen_free(a);
         screen_free(b);
         screen_free(big);
@@ -220,6 +247,8 @@ int main(int argc, char **argv)
     bench_line("protocol.ansi.key80x24.ns", time_ns(ansi_key, &key80, 200), "ns");
     bench_line("protocol.ansi.key200x60.bytes", (double)bytes_of(ansi_key, &key200), "bytes");
     bench_line("protocol.ansi.key200x60.ns", time_ns(ansi_key, &key200, 50), "ns");
+    bench_line("protocol.ansi.shift1.bytes", (double)bytes_of(ansi_step, &shift1), "bytes");
+    bench_line("protocol.ansi.shift1.ns", time_ns(ansi_step, &shift1, 200), "ns");
     bench_line("protocol.json.step.bytes", (double)bytes_of(json_step, &step), "bytes");
     bench_line("protocol.json.step.ns", time_ns(json_step, &step, 2000), "ns");
     bench_line("protocol.json.key80x24.bytes", (double)bytes_of(json_key, &key80), "bytes");
@@ -227,5 +256,7 @@ int main(int argc, char **argv)
     screen_free(a);
     screen_free(b);
     screen_free(big);
+    screen_free(fa);
+    screen_free(fb);
     return 0;
 }
