@@ -377,6 +377,10 @@ typedef struct {
     bool esc_vert;    /* moves of one row may be IND and RI (scrolls) */
     sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
     uint64_t memo_valid[SGR_MEMOS / 64];
+    /* a trial's budget (row_bytes): encode_span gives up once cap_out
+     * (NULL: never) holds more than cap bytes, the trial lost by then */
+    const buf_t *cap_out;
+    size_t cap;
 } em_t;
 
 /* A memo miss: works the sequence out. Kept out of line so that the hit
@@ -726,6 +730,8 @@ static void encode_span(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
     for (int x = from; x < to; x++) {
         if (ra[x] == rb[x])
             continue;
+        if (e->out == e->cap_out && e->out->len > e->cap)
+            return;
         if (e->cy != y || e->cx != x) {
             if (e->cy == y && e->cx >= 0 && e->cx < x && x - e->cx <= GAP_MAX &&
                 gap_cheaper(e, rb, x, y)) {
@@ -1500,17 +1506,20 @@ typedef struct {
     const ansi_profile_t *p;
     buf_t out, scratch;
     sgr_memo_t memo[SGR_MEMOS];
+    uint64_t rb[SCREEN_MAX_W]; /* b's row, rendered once for all its trials */
 } row_trial_t;
 
 /* Bytes that draw brow over arow on row y of width w, and the shift of
  * span [s, end) by k before (s < 0: none): the shift from the place of
  * the row above's (diff_frame shifts all rows first), the cells from the
  * default pen and a cursor at an unknown column of the row above (where
- * a frame's rows leave it); -1 when out of memory. */
+ * a frame's rows leave it); -1 when out of memory. cap >= 0: a trial
+ * that must cost at most cap to win; once it costs more it stops, and
+ * what it returns is more than cap, not its cost. */
 static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cell_t *brow, int k,
-                     int s, int end)
+                     int s, int end, int cap)
 {
-    uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
+    uint64_t ra[SCREEN_MAX_W];
     buf_reset(&t->out);
     em_t e = {.out = &t->out,
               .scratch = &t->scratch,
@@ -1520,7 +1529,9 @@ static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cel
               .pen = PEN_DEFAULT,
               .rep = t->p->rep && t->p->utf8,
               .esc_vert = scrolls(t->p),
-              .memo = t->memo};
+              .memo = t->memo,
+              .cap_out = cap >= 0 ? &t->out : NULL,
+              .cap = cap >= 0 ? (size_t)cap : 0};
     if (s >= 0) {
         int at[2], n[2];
         shift_ops(k, s, end, w, at, n);
@@ -1529,8 +1540,10 @@ static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cel
         e.cx = -1, e.cy = y - 1; /* the cells: as if the row had no shift */
     }
     int lo = first_change(arow, brow, 0, w - 1), hi = last_change(arow, brow, lo, w - 1);
-    if (!cell_same(&arow[lo], &brow[lo]))
-        encode_row(&e, t->p, y, arow, brow, lo, hi, ra, rb);
+    if (!cell_same(&arow[lo], &brow[lo])) {
+        render_row(t->p, arow, row_first_read(lo), hi + 1, ra);
+        encode_rendered(&e, y, brow, lo, hi, ra, t->rb);
+    }
     return t->out.failed ? -1 : (int)t->out.len;
 }
 
@@ -1538,35 +1551,49 @@ static int row_bytes(row_trial_t *t, int y, int w, const cell_t *arow, const cel
  * the choice of the fewest bytes (row_bytes). The span starts at the
  * first changed cell or at the row's start (ops at column 0 go down the
  * rows by LF); it ends at the row's end, where the row's unchanged right
- * part begins, or after the last cell the shift brings back.
+ * part begins, or after the last cell the shift brings back. The first
+ * of the cheapest spans wins if it costs less than the row unshifted;
+ * the spans are tried first, so that each trial, and the unshifted row's
+ * last, stops once it costs too much to win (its cap).
  * row (a's) becomes the row as the terminal then holds it. */
 static void shift_plan_row(row_trial_t *t, shift_t *sh, int y, cell_t *row, const cell_t *brow,
                            int w)
 {
     int k = sh->k, m = k > 0 ? k : -k;
-    cell_t arow[SCREEN_MAX_W], tmp[SCREEN_MAX_W];
+    cell_t tmp[SCREEN_MAX_W], won[SCREEN_MAX_W];
     sh->s[y] = -1;
-    memcpy(arow, row, sizeof(cell_t) * (size_t)w);
-    int lo = first_change(arow, brow, 0, w - 1), hi = last_change(arow, brow, lo, w - 1);
+    int lo = first_change(row, brow, 0, w - 1), hi = last_change(row, brow, lo, w - 1);
     int last = -1; /* the last cell of b's that a's row shows k away */
     for (int x = 0; x < w; x++)
-        if (x + k >= 0 && x + k < w && !cell_blank(&brow[x]) && cell_same(&brow[x], &arow[x + k]))
+        if (x + k >= 0 && x + k < w && !cell_blank(&brow[x]) && cell_same(&brow[x], &row[x + k]))
             last = x;
-    int best = row_bytes(t, y, w, arow, brow, k, -1, 0);
+    render_row(t->p, brow, 0, w, t->rb);
+    int best = -1; /* the cheapest span's bytes; -1: none yet */
     int ends[3] = {w, k > 0 ? hi + 1 - k : hi + 1, last + 1}, starts[2] = {lo, 0};
     for (int j = 0; j < (lo ? 2 : 1); j++)
-        for (int i = 0; i < 3 && best >= 0; i++) {
+        for (int i = 0; i < 3; i++) {
             int s = starts[j], e = ends[i];
             if (s + m >= w || (i && (e >= w || e - m <= s)) || !shift_ops_safe(k, s, e, w))
                 continue;
-            shift_apply(arow, w, k, s, e, tmp);
-            int cost = row_bytes(t, y, w, tmp, brow, k, s, e);
-            if (cost >= 0 && cost < best) {
+            shift_apply(row, w, k, s, e, tmp);
+            int cost = row_bytes(t, y, w, tmp, brow, k, s, e, best - 1);
+            if (cost < 0) { /* out of memory: no shift */
+                sh->s[y] = -1;
+                return;
+            }
+            if (best < 0 || cost < best) {
                 best = cost;
                 sh->s[y] = (int16_t)s, sh->e[y] = (int16_t)e;
-                memcpy(row, tmp, sizeof(cell_t) * (size_t)w);
+                memcpy(won, tmp, sizeof(cell_t) * (size_t)w);
             }
         }
+    if (best < 0)
+        return;
+    int plain = row_bytes(t, y, w, row, brow, k, -1, 0, best);
+    if (plain < 0 || plain <= best)
+        sh->s[y] = -1;
+    else
+        memcpy(row, won, sizeof(cell_t) * (size_t)w);
 }
 
 /* Plans every changed row's shift (on rows a vertical move sc brought

@@ -510,6 +510,50 @@ START_TEST(stamped_grid_gets_the_frame_drawn_whole)
 }
 END_TEST
 
+/* Walks east and west from the Town's start, running too, every key's
+ * frame taken as a session takes it and encoded for xterm-256color: the
+ * views that moved sideways get their shifts planned, some rows with a
+ * shift that costs exactly what the row drawn in place does (the row is
+ * then drawn in place: a tie given to the shift changes these bytes).
+ * The bytes are those the encoder wrote before its trials of a row's
+ * shifts had a byte budget. */
+#define WALK_BYTES 57195
+#define WALK_HASH  0x6f2adfeb33a32d45ull
+START_TEST(sideways_walks_keep_their_bytes)
+{
+    ansi_profile_t prof;
+    ansi_profile_for_term(&prof, "xterm-256color");
+    uint64_t hash = 0xcbf29ce484222325ull, stamps = 0;
+    size_t bytes = 0;
+    buf_t out;
+    buf_init(&out);
+    for (uint64_t seed = 2; seed <= 11; seed += 9) {
+        game_t *g = game_new(C, seed, NULL); /* in the Town, as it starts */
+        ck_assert_ptr_nonnull(g);
+        screen_t *grid = screen_new(80, 24), *sent = screen_new(80, 24);
+        game_view_t v = {.turns = true, .stamps = &stamps};
+        for (int i = 0; i < 3 * 122 && g->state == GAME_RUNNING; i++) {
+            int j = i % 122;
+            key(g, j < 60 ? 'l' : j < 120 ? 'h' : j == 120 ? 'L' : 'H');
+            buf_reset(&out);
+            game_render(g, grid, &v);
+            ansi_diff(&prof, sent, grid, &out);
+            screen_copy(sent, grid);
+            screen_clean(sent);
+            screen_clean(grid);
+            for (size_t k = 0; k < out.len; k++)
+                hash = (hash ^ (uint8_t)out.data[k]) * 0x100000001b3ull;
+            bytes += out.len;
+        }
+        screen_free(grid), screen_free(sent);
+        game_free(g);
+    }
+    buf_free(&out);
+    ck_assert_msg(bytes == WALK_BYTES && hash == WALK_HASH, "%zu bytes, hash %016llx", bytes,
+                  (unsigned long long)hash);
+}
+END_TEST
+
 /* One frame's encodings from a (the frame before) to b, for each profile
  * and JSON, one after another into out. */
 static void encodings(const screen_t *a, const screen_t *b, buf_t *out)
@@ -1266,6 +1310,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, kept_frame_follows_the_sky_of_each_region);
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
+    tcase_add_test(t, sideways_walks_keep_their_bytes);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
     tcase_add_test(t, anchor_rule_band_and_moves);
     tcase_add_test(t, view_moves_least_down_and_stays_to_and_fro);
