@@ -414,11 +414,13 @@ static void health_node(ctl_t *c)
     buf_printf(&c->out,
                "hosted copies: %llu reads asked, %llu unchanged (nothing read), %llu stored, "
                "%llu held back by copy-rate, %llu put off while written, %llu last copies asked "
-               "again for a place\n",
+               "again for a place, %llu last copies given up, %llu reads refused while games "
+               "ran\n",
                (unsigned long long)s->hostcopies.asked, (unsigned long long)s->hostcopies.same,
                (unsigned long long)s->hostcopies.stored,
                (unsigned long long)s->hostcopies.throttled, (unsigned long long)s->hostcopies.busy,
-               (unsigned long long)s->hostcopies.waited);
+               (unsigned long long)s->hostcopies.waited, (unsigned long long)s->hostcopies.given_up,
+               (unsigned long long)s->hostcopies.refused);
 }
 
 /* Where this node's daily secret comes from: daily-secret's file that is

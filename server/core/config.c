@@ -133,6 +133,9 @@ static const opt_t opts[] = {
      "N hosted files reads at the spawner at once, at most (tests only; 32)"},
     {"test-jobs", OPT_INT, S(test_jobs), 1, 64, "64",
      "N rc file, xlogfile and files jobs the spawner runs at once, at most (tests only; 64)"},
+    {"test-copy-retries", OPT_INT, S(test_copy_retries), 1, 240, "240",
+     "N times a hosted game's last copy is asked again for a place at the spawner before it "
+     "is given up (tests only; 240)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0, NULL,
      "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},

@@ -80,10 +80,11 @@ typedef struct {
     char daily_secret[256]; /* its secret's file; "" = the one in the database (daily.h) */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
     bool test_lists; /* the watch list checked against a rebuild each sync (wlist.c) */
-    int test_change_log;  /* changes a loop's watch-list log holds before it is lost (session.c) */
-    int test_jobs;        /* jobs the spawner runs at once (spawner.h: SPAWNER_RC_MAX) */
-    int test_copies;      /* files reads at the spawner at once (spawner.h: SPAWNER_COPIES_MAX) */
-    int test_login_delay; /* ms a login's password check takes at least (accounts.c) */
+    int test_change_log;   /* changes a loop's watch-list log holds before it is lost (session.c) */
+    int test_jobs;         /* jobs the spawner runs at once (spawner.h: SPAWNER_RC_MAX) */
+    int test_copies;       /* files reads at the spawner at once (spawner.h: SPAWNER_COPIES_MAX) */
+    int test_copy_retries; /* a last copy asked again at most (hostcopy.h: HOSTCOPY_RETRIES) */
+    int test_login_delay;  /* ms a login's password check takes at least (accounts.c) */
     bool help, version;
 } config_t;
 

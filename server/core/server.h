@@ -69,9 +69,10 @@ struct server {
      * player's files asked, answered unchanged (nothing read), stored,
      * held back by a game's copy-rate, put off as the files were not
      * still (a save being written), last copies asked again as the
-     * spawner had no place for them */
+     * spawner had no place for them, last copies given up after
+     * HOSTCOPY_RETRIES of those, running games' reads it had no place for */
     struct {
-        uint64_t asked, same, stored, throttled, busy, waited;
+        uint64_t asked, same, stored, throttled, busy, waited, given_up, refused;
     } hostcopies;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;

@@ -254,17 +254,19 @@ struct hostcopy {
     const gamecfg_t *g;
     char player[32], dir[32];
     uv_timer_t timer;
-    bool busy;      /* a read at the spawner */
-    bool dirty;     /* the program wrote since the last read began */
-    bool ending;    /* its last copy: freed after it */
-    bool over;      /* the last read was over copy-max */
-    bool told_skip; /* files not copied were logged */
-    bool told_rate; /* a copy held back by copy-rate was logged */
-    bool told_busy; /* a read put off (files not still) was logged */
-    bool told_full; /* a last copy the spawner had no place for was logged */
-    uint64_t last;  /* when the last read began (ms) */
-    uint64_t wait;  /* ms from then to the next: the last stored copy's budget */
-    uint64_t sum;   /* the last stored bundle's checksum (0: none) */
+    bool busy;        /* a read at the spawner */
+    bool dirty;       /* the program wrote since the last read began */
+    bool ending;      /* its last copy: freed after it */
+    bool over;        /* the last read was over copy-max */
+    bool told_skip;   /* files not copied were logged */
+    bool told_rate;   /* a copy held back by copy-rate was logged */
+    bool told_busy;   /* a read put off (files not still) was logged */
+    bool told_full;   /* a last copy the spawner had no place for was logged */
+    int tries;        /* its last copy asked again so far (HOSTCOPY_RETRIES at most) */
+    uint64_t refused; /* reads the spawner had no place for while it ran: said once, counted */
+    uint64_t last;    /* when the last read began (ms) */
+    uint64_t wait;    /* ms from then to the next: the last stored copy's budget */
+    uint64_t sum;     /* the last stored bundle's checksum (0: none) */
 };
 
 static void copy_now(hostcopy_t *hc);
@@ -274,8 +276,13 @@ static void on_closed(uv_handle_t *h)
     free(h->data);
 }
 
+/* Freed; the reads refused while it ran, said once more, with their
+ * count. */
 static void hc_free(hostcopy_t *hc)
 {
+    if (hc->refused > 1)
+        log_info("hosted files of user=%s game=%s: %llu reads refused while it ran", hc->player,
+                 hc->g->id, (unsigned long long)hc->refused);
     uv_close((uv_handle_t *)&hc->timer, on_closed);
 }
 
@@ -413,12 +420,40 @@ static void put_off(hostcopy_t *hc, const char *err)
     log_info("hosted files of user=%s game=%s %s: copied once still", hc->player, hc->g->id, err);
 }
 
+/* How often a last copy is asked again before it is given up:
+ * HOSTCOPY_RETRIES (test-copy-retries in tests), at most
+ * HOSTCOPY_STOP_RETRIES once warrend stops. */
+static int retries_max(const hostcopy_t *hc)
+{
+    int n = hc->srv->cfg.test_copy_retries > 0 ? hc->srv->cfg.test_copy_retries : HOSTCOPY_RETRIES;
+    return hc->srv->stopping && n > HOSTCOPY_STOP_RETRIES ? HOSTCOPY_STOP_RETRIES : n;
+}
+
+/* A last copy asked again too often (why: the last refusal): given up,
+ * said, counted, hc freed. The player's files stay on this node's disk;
+ * another node would restore the copy stored before, if any. */
+static void give_up(hostcopy_t *hc, const char *why)
+{
+    hc->srv->hostcopies.given_up++;
+    log_error("hosted files of user=%s game=%s: last copy given up after %d tries in %d s (%s): "
+              "its files stay on this node's disk; another node would restore the copy before "
+              "(if any)",
+              hc->player, hc->g->id, hc->tries - 1, (hc->tries - 1) * HOSTCOPY_RETRY_MS / 1000,
+              why);
+    hc_free(hc);
+}
+
 /* The read again in HOSTCOPY_RETRY_MS, the last one too (its program
  * was still at work: hung up, it may be saving; or the spawner had no
  * place for it, many games ending at once; the loop waits for that one,
- * as it waits for a read at the spawner). */
-static void retry(hostcopy_t *hc)
+ * as it waits for a read at the spawner), at most retries_max times for
+ * the last. why: the refusal. */
+static void retry(hostcopy_t *hc, const char *why)
 {
+    if (hc->ending && ++hc->tries > retries_max(hc)) {
+        give_up(hc, why);
+        return;
+    }
     hc->dirty = true;
     if (hc->ending)
         uv_ref((uv_handle_t *)&hc->timer);
@@ -435,7 +470,19 @@ static void wait_place(hostcopy_t *hc, const char *err)
         log_info("hosted files of user=%s game=%s: %s: its last copy asked again", hc->player,
                  hc->g->id, err);
     }
-    retry(hc);
+    retry(hc, err);
+}
+
+/* A running game's read the spawner had no place for (or refused
+ * otherwise): asked again later; counted, said once a game (and its count
+ * as it ends). */
+static void refused(hostcopy_t *hc, const char *err)
+{
+    hc->srv->hostcopies.refused++;
+    if (hc->refused++ == 0)
+        log_warn("hosted files of user=%s game=%s not read while it runs: %s (said once a game, "
+                 "counted in health)",
+                 hc->player, hc->g->id, err);
 }
 
 static void on_read(int fd, const char *note, const char *err, void *ud)
@@ -444,7 +491,8 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
     hc->busy = false;
     size_t busy_n = strlen(SPAWNER_FILES_BUSY), over_n = strlen(SPAWNER_FILES_OVER);
     bool busy = err && !strncmp(err, SPAWNER_FILES_BUSY, busy_n);
-    bool full = err && hc->ending && !strcmp(err, SPAWNER_FILES_FULL);
+    bool no_place = err && !strcmp(err, SPAWNER_FILES_FULL);
+    bool full = no_place && hc->ending;
     if (err && !strcmp(err, SPAWNER_FILES_SAME))
         hc->srv->hostcopies.same++; /* nothing changed: nothing read */
     else if (busy)
@@ -453,6 +501,8 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
         over_cap(hc, err + over_n);
     else if (err && strstr(err, "larger than"))
         over_cap(hc, err);
+    else if (no_place && !full)
+        refused(hc, err);
     else if (err && !full)
         log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
     if (!err && note[0] && !hc->told_skip) {
@@ -471,13 +521,15 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
     if (full) /* the last copy: the spawner had no job for it */
         wait_place(hc, err);
     else if (busy) /* not still (being written): again soon, whether the program draws or not */
-        retry(hc);
+        retry(hc, err);
     else if (hc->ending && hc->dirty) /* it ended during that read: one more, the last */
         copy_now(hc);
     else if (hc->ending)
         hc_free(hc);
-    else if (hc->dirty)
+    else if (hc->dirty || no_place) { /* no place: again in turn, drawn or not */
+        hc->dirty = true;
         schedule(hc);
+    }
 }
 
 static void copy_now(hostcopy_t *hc)
@@ -498,10 +550,11 @@ static void copy_now(hostcopy_t *hc)
         wait_place(hc, err);
         return;
     }
-    log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
-    if (hc->ending)
+    if (hc->ending) {
+        log_warn("hosted files of user=%s game=%s not read: %s", hc->player, hc->g->id, err);
         hc_free(hc);
-    else { /* the spawner is busy: later */
+    } else { /* the spawner is busy: later */
+        refused(hc, err);
         hc->dirty = true;
         uv_timer_start(&hc->timer, on_timer, HOSTCOPY_EVERY_MS, 0);
     }

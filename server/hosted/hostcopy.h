@@ -18,10 +18,14 @@
  * held back counted, server.h's hostcopies, and logged once a game); the
  * copy at its end is never held back, nor dropped when the spawner has
  * no place for it (SPAWNER_FILES_FULL: many games ended at once), but
- * asked again every HOSTCOPY_RETRY_MS. While its program runs, only a
- * still set is copied (spawner.h: SPAWNER_FILES_BUSY): nothing in the
- * player's directory changed within SPAWNER_FILES_QUIET_MS before the
- * read nor while it read, so no copy is of a save half written; a read
+ * asked again every HOSTCOPY_RETRY_MS, HOSTCOPY_RETRIES times at most:
+ * then given up (logged, counted: hostcopies.given_up), the files left
+ * on this node's disk. A running game's read refused so is asked again
+ * in turn (counted, hostcopies.refused, and logged once a game, with
+ * its count as the game ends). While its program runs, only a still
+ * set is copied (spawner.h: SPAWNER_FILES_BUSY): nothing in the player's
+ * directory changed within SPAWNER_FILES_QUIET_MS before the read nor
+ * while it read, so no copy is of a save half written; a read
  * put off so (counted, hostcopies.busy, and logged once a game) is
  * asked again every HOSTCOPY_RETRY_MS until one is still, and once the
  * program ended everything is read. Files over the section's copy-max
@@ -50,8 +54,13 @@
 
 typedef struct conn conn_t;
 
-#define HOSTCOPY_EVERY_MS 2000 /* a running game's files are copied at most this often */
-#define HOSTCOPY_RETRY_MS 500  /* ... read again this soon after a read put off */
+#define HOSTCOPY_EVERY_MS     2000 /* a running game's files are copied at most this often */
+#define HOSTCOPY_RETRY_MS     500  /* ... read again this soon after a read put off */
+/* A last copy asked again at most this often (2 minutes), then given up:
+ * its files stay on this node's disk; fewer once warrend stops, within
+ * deploy/warrend.service's TimeoutStopSec (60 s). */
+#define HOSTCOPY_RETRIES      (120000 / HOSTCOPY_RETRY_MS)
+#define HOSTCOPY_STOP_RETRIES (30000 / HOSTCOPY_RETRY_MS)
 
 /* What starts the game once its files are in place (hostgame.c). */
 typedef void hostcopy_go_fn(conn_t *c, const gamecfg_t *g);

@@ -9,6 +9,7 @@ goes on with the same one (its saved state restored). A hostile game's
 directory: a link and a FIFO are never copied (logged), files over
 copy-max are not copied at all (logged, the set marked), and the player who
 comes back on another node is told instead of starting a new game."""
+import contextlib
 import os
 import pwd
 import re
@@ -18,10 +19,10 @@ import time
 
 import pytest
 
-from harness import ON_PG, admin, unique_name
+from harness import ON_PG, SANITIZER_WORDS, admin, unique_name
 from nodeset import Nodes
-from test_hosted import (for_games, open_to_games, playground, settle, spawner_of,
-                         start_nethack, toy_copy)
+from test_hosted import (for_games, hold_next_child, open_to_games, playground, settle,
+                         spawner_of, start_nethack, toy_copy)
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 TTL_MS = 3000  # a dead node's heartbeat lapses within seconds
@@ -570,6 +571,104 @@ def test_last_copies_the_spawners_jobs_have_no_place_for_are_asked_again(
         out = admin(bindir, a, "health")
         m = re.search(r"(\d+) last copies asked again for a place", out)
         assert m and int(m.group(1)) >= len(told), out
+
+
+def program_of(a, name):
+    """The pid of name's newest saver program on a."""
+    return int(re.findall(rf"hosted start user={name} game=saver pid=(\d+)", a.log())[-1])
+
+
+def copy_fates(bindir, a):
+    """health's last copies asked again, given up, and reads refused."""
+    out = admin(bindir, a, "health")
+    m = re.search(r"(\d+) last copies asked again for a place, (\d+) last copies given up, "
+                  r"(\d+) reads refused while games ran", out)
+    assert m, out
+    return tuple(int(x) for x in m.groups())
+
+
+def measurer_started(a):
+    """Waits until a's spawner has forked its disk measurer (which lives
+    on), so that a child held next is not it."""
+    end = time.time() + 10
+    while not re.search(r"spawner: disk measurer pid=\d+ started", a.log()):
+        assert time.time() < end, a.log()[-3000:]
+        time.sleep(0.05)
+
+
+def test_a_last_copy_that_never_finds_a_place_is_given_up(bindir, tmp_path, clients):
+    """The spawner's one files read (--test-copies 1) held by a read whose
+    child never ends (held stopped, as on a hung disk): a running game's
+    reads are refused, said once and counted; its last copy is asked
+    again --test-copy-retries times, then given up: said once, naming the
+    player, counted in health, nothing asked after. Once the spawner has
+    room, the same player's next game's last copy is stored."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, mode="churn 1",
+                          more=("--test-copies", 1, "--test-copy-retries", 2))
+        holder, name = unique_name("gh"), unique_name("gu")
+        h, p = clients(a.port, cols=100, rows=30), clients(a.port, cols=100, rows=30)
+        h.register(holder)
+        p.register(name)
+        h.send("1", settle=False)  # (its screen is never still: the log says when it runs)
+        a.wait_log(rf"hosted files of user={holder} game=saver put off")  # it runs, is read
+        measurer_started(a)
+        child = hold_next_child(spawner_of(a), lambda: None)  # the holder's next read
+        try:
+            p.send("1", settle=False)
+            a.wait_log(rf"user={name} game=saver not read while it runs: many")
+            time.sleep(2.2)  # its reads refused meanwhile, one every 2 s
+            os.kill(program_of(a, name), signal.SIGKILL)
+            a.wait_log(rf"hosted files of user={name} game=saver: last copy given up after 2 "
+                       r"tries in 1 s \(.*\): its files stay on this node's disk")
+            before = copy_fates(bindir, a)
+            time.sleep(1.5)
+            assert copy_fates(bindir, a)[:2] == before[:2]  # nothing asked after
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # killed at its deadline
+                os.kill(child, signal.SIGCONT)
+        log = a.log()
+        assert len(re.findall(rf"user={name} game=saver: last copy given up", log)) == 1, log
+        assert len(re.findall(rf"user={name} game=saver not read", log)) == 1, log[-3000:]
+        assert re.search(rf"user={name} game=saver: [2-9] reads refused while it ran", log), log
+        asked, given_up, refused = before
+        assert asked >= 2 and given_up == 1 and refused >= 2, before
+        p = clients(a.port, cols=100, rows=30)
+        p.login(name)
+        p.send("1", settle=False)
+        a.wait_log(rf"hosted start user={name} game=saver")
+        time.sleep(0.5)  # save/state written
+        os.kill(program_of(a, name), signal.SIGKILL)
+        last_copies_stored(a, [name])
+        assert copy_fates(bindir, a)[1] == 1
+
+
+def test_a_shutdown_gives_up_a_last_copy_that_finds_no_place(bindir, tmp_path, clients):
+    """warrend stopping while the spawner's one files read (--test-copies
+    1) is held, its child stopped: the other game's last copy is given up
+    at --test-copy-retries (said once), the held read is waited for, and
+    the daemon ends well (status 0, no sanitizer report: nothing leaks)."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, mode="churn 1",
+                          more=("--test-copies", 1, "--test-copy-retries", 2))
+        names = [unique_name("sh"), unique_name("su")]
+        players = [clients(a.port, cols=100, rows=30) for _ in names]
+        for p, name in zip(players, names):
+            p.register(name)
+            p.send("1", settle=False)
+            a.wait_log(rf"hosted start user={name} game=saver")
+        measurer_started(a)
+        child = hold_next_child(spawner_of(a), lambda: None)  # a running game's read
+        try:
+            a.proc.send_signal(signal.SIGTERM)
+            a.wait_log(r"user=(sh|su)\w+ game=saver: last copy given up after 2 tries in 1 s")
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGCONT)
+        code, log = a.proc.wait(timeout=30), a.log()  # (a second SIGTERM would kill it)
+        assert code == 0 and "warrend stopped" in log, (code, log[-3000:])
+        assert not any(w in log for w in SANITIZER_WORDS), log[-3000:]
+        assert len(re.findall(r"last copy given up", log)) == 1, log[-3000:]
 
 
 def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
