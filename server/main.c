@@ -15,6 +15,7 @@
 #include "daily.h"
 #include "hooks.h"
 #include "hostcap.h"
+#include "hostcopy.h"
 #include "hostgame.h"
 #include "log.h"
 #include "menu.h"
@@ -85,7 +86,8 @@ static void probe_start(server_t *s)
 /* Every game's keys are stored, or given up after a few retries. */
 static void shutdown_finish(server_t *s)
 {
-    lease_stop(s); /* after every game's last rows: other nodes may take them at once */
+    /* after every game's last rows and hosted files: other nodes may take them at once */
+    hostcopy_after_last(s, lease_stop);
     int ret = db_flush_sync(s->db);
     if (ret != DB_OK)
         log_error("final flush failed: %s", db_error(s->db));
@@ -245,6 +247,8 @@ static int server_open(server_t *s)
 static void server_free(server_t *s)
 {
     accounts_free(s->acc);
+    if (s->stopping) /* a clean stop whose last copies never said they ended: released now */
+        lease_stop(s);
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
     notify_outbox_free(s);           /* its writes all answered by now */
@@ -275,6 +279,7 @@ static void server_unwind(server_t *s)
     control_stop(s);
     webgw_stop(s);
     storage_close(s);
+    lease_close(s);
     if (s->tick.loop)
         uv_close((uv_handle_t *)&s->tick, NULL);
     if (s->probe.loop)

@@ -82,6 +82,7 @@ void lease_start(server_t *home)
     home->lease.beating = true;
     uint64_t every = (uint64_t)home->cfg.lease_renew_ms;
     uv_timer_start(&home->lease.beat, on_beat, every, every);
+    uv_unref((uv_handle_t *)&home->lease.beat); /* never keeps a stop going: its work does */
     on_beat(&home->lease.beat); /* the node's row at once, before any game is taken */
     nodes_prune(home);
     log_info("node %s: game leases of %d ms, renewed every %d ms", home->cfg.node,
@@ -116,8 +117,9 @@ static void on_released_all(void *ud, int status, int64_t n)
 
 void lease_stop(server_t *home)
 {
-    if (!home->lease.on)
+    if (!home->lease.on || home->lease.stopped)
         return;
+    home->lease.stopped = true;
     lease_close(home);
     db_lease_release_node(home->db, home->cfg.node, on_released_all, home);
 }

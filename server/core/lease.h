@@ -60,6 +60,7 @@ typedef struct {
     /* private */
     uv_timer_t beat;
     bool beating;
+    bool stopped;           /* home: lease_stop ran */
     bool checking;          /* a check of this loop's games is on its way */
     uint64_t check_ms;      /* when it was asked (now_ms) */
     struct notify *notify;  /* home: the listener for other nodes' events (notify.c) */
@@ -76,8 +77,10 @@ bool lease_on(const server_t *s);
 void lease_start(server_t *home);
 /* Another loop: leases on when home's are. */
 void lease_init(server_t *s, const server_t *home);
-/* A clean stop (home, every loop's keys stored): the heartbeat stops and
- * every lease of the node is released, queued after everything else. */
+/* A clean stop (home, every loop's keys stored and every hosted game's
+ * last copy: hostcopy_after_last): the heartbeat stops and every lease of
+ * the node is released, queued after everything else. Once only: later
+ * calls do nothing. */
 void lease_stop(server_t *home);
 /* A failed start: the heartbeat's timer closed, nothing released. */
 void lease_close(server_t *home);

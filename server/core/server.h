@@ -70,9 +70,13 @@ struct server {
      * held back by a game's copy-rate, put off as the files were not
      * still (a save being written), last copies asked again as the
      * spawner had no place for them, last copies given up after
-     * HOSTCOPY_RETRIES of those, running games' reads it had no place for */
+     * HOSTCOPY_RETRIES of those, running games' reads it had no place for;
+     * the copies alive (a game's, until its last copy is stored or given
+     * up) and what a stop does once none is (hostcopy_after_last) */
     struct {
         uint64_t asked, same, stored, throttled, busy, waited, given_up, refused;
+        int live;
+        void (*after)(struct server *home);
     } hostcopies;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;

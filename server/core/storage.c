@@ -7,6 +7,7 @@
 #include "jqueue.h"
 #include "lease.h"
 #include "log.h"
+#include "notify.h"
 #include "outhold.h"
 #include "server.h"
 #include "session.h"
@@ -62,7 +63,7 @@ void storage_close(server_t *s)
     if (!st->on)
         return;
     st->on = false;
-    lease_close(s);
+    notify_stop(s); /* no other node's event taken from here; the heartbeat goes on (lease_stop) */
     uv_close((uv_handle_t *)&st->retry, NULL);
     uv_close((uv_handle_t *)&st->wait, NULL);
     if (st->watching)

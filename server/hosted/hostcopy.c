@@ -280,10 +280,16 @@ static void on_closed(uv_handle_t *h)
  * count. */
 static void hc_free(hostcopy_t *hc)
 {
+    server_t *srv = hc->srv;
+    void (*after)(server_t *) = srv->hostcopies.after;
     if (hc->refused > 1)
         log_info("hosted files of user=%s game=%s: %llu reads refused while it ran", hc->player,
                  hc->g->id, (unsigned long long)hc->refused);
     uv_close((uv_handle_t *)&hc->timer, on_closed);
+    if (--srv->hostcopies.live || !after)
+        return;
+    srv->hostcopies.after = NULL; /* its store is queued before what after writes */
+    after(srv);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -574,6 +580,7 @@ hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const 
     uv_timer_init(srv->loop, &hc->timer);
     hc->timer.data = hc;
     uv_unref((uv_handle_t *)&hc->timer);
+    srv->hostcopies.live++;
     return hc;
 }
 
@@ -588,6 +595,18 @@ void hostcopy_changed(hostcopy_t *hc)
 bool hostcopy_over(const hostcopy_t *hc)
 {
     return hc && hc->over;
+}
+
+void hostcopy_after_last(server_t *home, void (*fn)(server_t *home))
+{
+    if (!home->hostcopies.live) {
+        fn(home);
+        return;
+    }
+    log_info("node %s: heartbeat and leases kept until %d hosted games' last copies are stored "
+             "or given up",
+             home->cfg.node, home->hostcopies.live);
+    home->hostcopies.after = fn;
 }
 
 void hostcopy_end(hostcopy_t *hc)

@@ -87,4 +87,13 @@ bool hostcopy_over(const hostcopy_t *hc);
  * last copy, then hc frees itself. NULL is fine. */
 void hostcopy_end(hostcopy_t *hc);
 
+/* A clean stop (home, its hosted games hung up): fn(home) once every
+ * game's last copy here is stored (queued to the writer) or given up; at
+ * once when none is on its way. The stop lets the node's heartbeat go in
+ * fn (lease_stop): until then other nodes still list its hosted games as
+ * running here, so none starts one from the copy before its last (the
+ * player's last moves lost). The wait is the one the loop makes anyway
+ * (a last copy keeps it alive, HOSTCOPY_STOP_RETRIES at most). */
+void hostcopy_after_last(server_t *home, void (*fn)(server_t *home));
+
 #endif

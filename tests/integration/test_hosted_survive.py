@@ -671,6 +671,47 @@ def test_a_shutdown_gives_up_a_last_copy_that_finds_no_place(bindir, tmp_path, c
         assert len(re.findall(r"last copy given up", log)) == 1, log[-3000:]
 
 
+def test_a_stopping_node_keeps_its_games_until_their_last_copies_are_stored(
+        bindir, tmp_path, clients):
+    """warrend stopping while a hosted game's newest files are not copied
+    yet (the read of them held, its child stopped, as on a slow disk): its
+    heartbeat goes on until that last copy is stored, so another node never
+    starts the game from the copy before (the player's last moves lost);
+    once stored, the node lets its leases go and ends, and the other node
+    restores the newest copy."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = start_pair(nodes, tmp_path, section="start-timeout = 9\n")  # the held read's
+        name, p, (gen, _, _) = saved(clients, a, "hk", "abc")
+        measurer_started(a)
+        child = hold_next_child(spawner_of(a), lambda: p.send("d"))  # the read of abcd
+        try:
+            p.wait_for("state: [abcd]")
+            a.proc.send_signal(signal.SIGTERM)
+            a.wait_log(rf"program exited user={name} game=saver")
+            end = time.time() + 1.8 * TTL_MS / 1000  # past a lapsed heartbeat's time (and
+            # within the held read's deadline)
+            while time.time() < end:  # b never starts it from the copy before
+                q = play(clients, b, name)
+                text = shown(q, *SAID, timeout=20)
+                assert "still runs on server a" in text, text
+                q.close()
+                time.sleep(0.5)
+            log = a.log()
+            assert ("node a: heartbeat and leases kept until 1 hosted games' last copies are "
+                    "stored or given up") in log, log[-3000:]
+            assert "game leases released" not in log, log[-3000:]
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGCONT)
+        code, log = a.proc.wait(timeout=30), a.log()
+        assert code == 0 and "warrend stopped" in log, (code, log[-3000:])
+        assert not any(w in log for w in SANITIZER_WORDS), log[-3000:]
+        q, text = back_on(clients, b, name, "restored: [abcd]")
+        b.wait_log(rf"hosted files restored user={name} game=saver gen={gen + 1} from=a")
+        assert "not stored" not in log, log[-3000:]
+        q.send("q")
+
+
 def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
         bindir, tmp_path, clients):
     """A hostile game makes 20,000 empty directories in its player's
