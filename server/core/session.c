@@ -190,6 +190,19 @@ static void session_really_free(session_t *s)
     free(s);
 }
 
+/* Conns still on a session being freed (a hosted program that exited
+ * while the server stops, before its conns are closed) let go of it
+ * without a word: they close with the server, never reading it again. */
+static void conns_let_go(session_t *s)
+{
+    for (list_t *it; (it = list_pop_front(&s->watchers));)
+        LIST_ITEM(it, conn_t, wnode)->sess = NULL;
+    s->nwatchers = 0;
+    if (s->player)
+        s->player->sess = NULL;
+    s->player = NULL;
+}
+
 /* Unlinks now; the memory goes once no db callback points at it. Rows
  * still held go with it: they were never acknowledged. */
 void session_free(session_t *s)
@@ -197,6 +210,7 @@ void session_free(session_t *s)
     server_t *srv = s->srv;
     if (s->dead)
         return;
+    conns_let_go(s);
     session_set_away(s, false);
     s->dead = true;
     s->srv->sess_gen++;

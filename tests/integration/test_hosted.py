@@ -568,6 +568,45 @@ def test_a_start_in_flight_at_shutdown_ends_with_the_daemon(nethack, clients):
     assert re.search(r"program exited user=sd\S* game=keys pid=\d+", d.log()), d.log()[-2000:]
 
 
+def test_players_of_hosted_games_at_shutdown_close_with_the_daemon(bindir, tmp_path, clients):
+    """SIGTERM while browsers, a terminal and a watcher are in hosted games,
+    the browsers closing as it comes: each program is hung up and exits,
+    maybe before its connections are closed, and those conns let go of the
+    freed game: the daemon ends well (status 0, no sanitizer report). The
+    order is the machine's: eight stops, to meet it more often."""
+    toy = toy_copy(bindir, tmp_path)
+    open_to_games(tmp_path)  # before its rounds' directories, which pass already
+    for round_ in range(8):
+        root = tmp_path / f"r{round_}"
+        root.mkdir()
+        d = start_hosted(bindir, root, f"[game toy]\ncommand = {toy} winsize\n", http=True)
+        socks = []
+        for i in range(2):
+            r = Web(d.http).register(unique_name(f"sb{i}"), "correct horse")
+            seen = []
+            ws = WS(d.http, "/ws/play/toy?w=80&h=24", session=r.session, timeout=10)
+            ws.until(shown_in(seen)(b"size 80x24"), timeout=10)
+            socks.append(ws)
+        t, name = new_player(d, clients, "st", "1")
+        t.wait_for("size 80x24")
+        w = clients(d.port)
+        w.register(unique_name("sw"))
+        w.send("w")
+        w.wait_for(name)
+        w.send("a")
+        w.wait_for("size 80x24")
+        d.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.003 * round_)  # the program's exit, before or after the closes
+        for ws in socks:
+            with contextlib.suppress(OSError):
+                ws.close()
+        code = d.proc.wait(timeout=30)
+        log = d.log()
+        assert code == 0, f"warrend exit status {code}:\n{log[-3000:]}"
+        assert "ERROR: AddressSanitizer" not in log, log[-3000:]
+        assert len(re.findall(r"program exited user=s[bt]", log)) == 3, log[-3000:]
+
+
 RATE, BURST = 128 * 1024, 64 * 1024  # hosted-output-rate's default, its burst
 PTY_BUFFER = 64 * 1024  # what a program may write ahead of the reads: the kernel's buffers
 
