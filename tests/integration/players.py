@@ -4,6 +4,7 @@ web account (its session, or a Web client holding it); many players
 at once (bin/warren-load)."""
 import re
 import subprocess
+import threading
 
 from harness import PW, Web, hook, new_game
 
@@ -53,6 +54,20 @@ def web_session(port, name, pw=PW, source=None):
     r = Web(port, source=source).register(name, pw)
     assert r.status == 303 and r.session, (r.status, r.head)
     return r.session
+
+
+def web_login_refused(d, name, pw, act, words):
+    """A web login of name at d, its answer held there (test-login-delay)
+    while act() runs: refused with words, no session made. act's result."""
+    got = {}
+    browser = threading.Thread(target=lambda: got.update(
+        r=Web(d.http).post("/login", {"name": name, "password": pw})))
+    browser.start()
+    d.wait_log(rf"login user={name}: its answer held", timeout=20)
+    out = act()
+    browser.join(30)
+    assert not got["r"].session and words in got["r"].body, got["r"]
+    return out
 
 
 def web_account(d, name, pw=PW):

@@ -11,7 +11,7 @@ import time
 import pytest
 from harness import (ON_PG, PW, WS, Daemon, Web, admin, admin_rc, hook, new_game, program,
                      stays_open)
-from players import web_session
+from players import web_login_refused, web_session
 from test_admin import admin_path, world  # noqa: F401 (the fixture)
 
 COMMANDS = ["users", "games", "lock", "unlock", "passwd", "announce", "health", "kick", "ban",
@@ -319,14 +319,9 @@ def test_a_login_read_again_before_a_lock_and_answered_after_is_refused(bindir, 
         assert "Lena locked" in admin(bindir, d, "lock", "lena")
         t.wait_for("This account is locked.")
         assert "Logged in as" not in t.text(), t.text()
-        web = {}
-        browser = threading.Thread(target=lambda: web.update(
-            r=Web(d.http).post("/login", {"name": "Lina", "password": PW})))
-        browser.start()
-        d.wait_log(r"login user=Lina: its answer held", timeout=20)
-        assert "Lina locked" in admin(bindir, d, "lock", "lina")
-        browser.join(30)
-        assert not web["r"].session and b"This account is locked." in web["r"].body, web["r"]
+        assert "Lina locked" in web_login_refused(d, "Lina", PW,
+                                                  lambda: admin(bindir, d, "lock", "lina"),
+                                                  b"This account is locked.")
         d.stop_clean()
     finally:
         d.stop()

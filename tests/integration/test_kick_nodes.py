@@ -8,13 +8,12 @@ with the new name, to terminals and browsers alike; a lock or delete a
 node of the build before those kinds wrote as a kick with a reason is
 still told as one. The node events log carries each
 (server/core/notify.c, the kicked_elsewhere hook into server/web)."""
-import threading
 import time
 
 import pytest
 
-from harness import ON_PG, Web, admin
-from players import web_session
+from harness import ON_PG, admin
+from players import web_login_refused, web_session
 from test_logout_nodes import PW, lobby, login, stays_open, told_and_closed
 from test_watch_nodes import pair, pair_of  # noqa: F401
 
@@ -81,14 +80,9 @@ def test_a_login_at_another_node_answered_after_a_lock_there_is_refused(pair_of,
     found nobody logged in to close."""
     a, b = pair_of(b_extra=["--test-login-delay", "3000"])
     web_session(a.http, "Quin", PW)
-    got = {}
-    browser = threading.Thread(target=lambda: got.update(
-        r=Web(b.http).post("/login", {"name": "Quin", "password": PW})))
-    browser.start()
-    b.wait_log(r"login user=Quin: its answer held", timeout=20)
-    assert "Quin locked" in admin(bindir, a, "lock", "quin")
-    browser.join(30)
-    assert not got["r"].session and b"This account is locked." in got["r"].body, got["r"]
+    assert "Quin locked" in web_login_refused(b, "Quin", PW,
+                                              lambda: admin(bindir, a, "lock", "quin"),
+                                              b"This account is locked.")
 
 
 def uid_of(d, name):
