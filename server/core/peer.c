@@ -596,6 +596,23 @@ static uint64_t sum_game(peers_t *p, const session_t *s, uint64_t now, uint64_t 
     return hash_mix(h, &g, sizeof g);
 }
 
+/* The line of a hosted game whose session gives none but whose last copy
+ * is on its way (peer.h: peer_hosted_t): away, nothing on its screen. */
+static uint64_t sum_left(peers_t *p, const peer_hosted_t *l, uint64_t h)
+{
+    peersum_game_t g;
+    memset(&g, 0, sizeof g); /* the padding too: g is hashed whole */
+    g.game = l->game;
+    snprintf(g.kind, sizeof g.kind, "%s", l->g->id);
+    snprintf(g.name, sizeof g.name, "%s", l->g->name);
+    snprintf(g.player, sizeof g.player, "%s", l->player);
+    g.user = l->user;
+    g.min_w = l->g->min_size[0], g.min_h = l->g->min_size[1];
+    g.away = true;
+    peersum_put(&p->sum, &g);
+    return hash_mix(h, &g, sizeof g);
+}
+
 const char *peer_summary(server_t *home)
 {
     peers_t *p = home->peer;
@@ -616,6 +633,13 @@ const char *peer_summary(server_t *home)
             n++;
         }
         shard_unlock(k);
+    }
+    LIST_EACH (it, &home->hostcopies.games) { /* hosted games run on home */
+        const peer_hosted_t *l = LIST_ITEM(it, peer_hosted_t, node);
+        if (n == PEERSUM_GAMES_MAX || own_hosted(session_find_game(home, l->game)))
+            continue; /* its session's line is given */
+        h = sum_left(p, l, h);
+        n++;
     }
     buf_putc(&p->sum, 0); /* a C string for the statement */
     if (p->sum.failed)

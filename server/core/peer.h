@@ -63,6 +63,8 @@
 #define WARREN_PEER_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "gamecfg.h"
+#include "list.h"
 
 typedef struct server server_t;
 typedef struct session session_t;
@@ -79,6 +81,18 @@ void peer_tick(server_t *home);
  * lists are off or nothing changed since the last one given (given
  * anyway every 10 heartbeats). Borrowed until the next call. */
 const char *peer_summary(server_t *home);
+/* A hosted game of this node's whose files are copied (hostcopy.c), on
+ * home's hostcopies.games from its start until its last copy is stored
+ * or given up: while its session no longer gives a line (its program
+ * ended, the player quit), peer_summary gives this one, so other nodes
+ * go on saying it runs here and none starts it from the copy before its
+ * last (the player's last moves lost). Home's loop. */
+typedef struct {
+    list_t node;
+    int64_t game, user;
+    const char *player; /* its holder's */
+    const gamecfg_t *g;
+} peer_hosted_t;
 /* frames.c, after a frame of s went out (s's loop): the nodes watching s
  * get it. */
 void peer_frame(session_t *s);

@@ -250,6 +250,7 @@ void hostcopy_before(conn_t *c, const gamecfg_t *g, hostcopy_go_fn *go)
 
 struct hostcopy {
     server_t *srv;
+    peer_hosted_t line; /* the heartbeat's line while its session gives none */
     int64_t user;
     const gamecfg_t *g;
     char player[32], dir[32];
@@ -285,6 +286,7 @@ static void hc_free(hostcopy_t *hc)
     if (hc->refused > 1)
         log_info("hosted files of user=%s game=%s: %llu reads refused while it ran", hc->player,
                  hc->g->id, (unsigned long long)hc->refused);
+    list_remove(&hc->line.node); /* the next heartbeat says it runs here no more */
     uv_close((uv_handle_t *)&hc->timer, on_closed);
     if (--srv->hostcopies.live || !after)
         return;
@@ -566,8 +568,8 @@ static void copy_now(hostcopy_t *hc)
     }
 }
 
-hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const gamecfg_t *g,
-                         const char *dir)
+hostcopy_t *hostcopy_new(server_t *srv, int64_t game, int64_t user, const char *player,
+                         const gamecfg_t *g, const char *dir)
 {
     if (!copying(srv, g))
         return NULL;
@@ -577,6 +579,8 @@ hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const 
     *hc = (hostcopy_t){.srv = srv, .user = user, .g = g, .wait = HOSTCOPY_EVERY_MS};
     snprintf(hc->player, sizeof hc->player, "%s", player);
     snprintf(hc->dir, sizeof hc->dir, "%s", dir);
+    hc->line = (peer_hosted_t){.game = game, .user = user, .player = hc->player, .g = g};
+    list_push_back(&srv->hostcopies.games, &hc->line.node);
     uv_timer_init(srv->loop, &hc->timer);
     hc->timer.data = hc;
     uv_unref((uv_handle_t *)&hc->timer);

@@ -36,8 +36,9 @@
  * when another node holds it (wrote it last), its files are written into
  * the player's directory here first (spawner_files_write), so the program
  * finds its save (or its level files, as after a crash on one machine).
- * When the game still runs on another live node (its heartbeat names it),
- * or its files were over copy-max there, or were read there as other ids
+ * When the game still runs on another live node (its heartbeat names it:
+ * until its last copy there is stored or given up, the program ended or
+ * not), or its files were over copy-max there, or were read there as other ids
  * than the game's programs run as here (each copy records its uid and
  * gid: a game may name its files by uid, as NetHack does), the player is
  * told so in plain words and nothing starts. This node then holds the
@@ -74,10 +75,12 @@ void hostcopy_before(conn_t *c, const gamecfg_t *g, hostcopy_go_fn *go);
 typedef struct hostcopy hostcopy_t;
 
 /* A running game's copies: user's files of g in their directory dir
- * (the account's game name). NULL when nothing is copied (SQLite,
- * copy-max 0, out of memory). */
-hostcopy_t *hostcopy_new(server_t *srv, int64_t user, const char *player, const gamecfg_t *g,
-                         const char *dir);
+ * (the account's game name); game its session's id. NULL when nothing
+ * is copied (SQLite, copy-max 0, out of memory). Until hc frees itself
+ * (after its last copy), the node's heartbeat names the game (peer.h:
+ * peer_hosted_t). */
+hostcopy_t *hostcopy_new(server_t *srv, int64_t game, int64_t user, const char *player,
+                         const gamecfg_t *g, const char *dir);
 /* The program wrote to its terminal: a copy within HOSTCOPY_EVERY_MS,
  * or later when copy-rate holds it back. */
 void hostcopy_changed(hostcopy_t *hc);

@@ -510,7 +510,7 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     int w, h;
     vtgrid_size(ptyproc_grid(p), &w, &h);
     hg->rec = hostrec_open(s->srv, s->user_id, s->kind, w, h); /* before any output is read */
-    hg->copy = hostcopy_new(s->srv, s->user_id, s->user, hg->cfg, hg->game_name);
+    hg->copy = hostcopy_new(s->srv, s->game_id, s->user_id, s->user, hg->cfg, hg->game_name);
     log_info("hosted start user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(p));
     session_output(s);
 }

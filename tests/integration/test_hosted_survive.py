@@ -712,6 +712,39 @@ def test_a_stopping_node_keeps_its_games_until_their_last_copies_are_stored(
         q.send("q")
 
 
+def test_a_game_whose_player_quit_runs_on_its_node_until_its_last_copy_is_stored(
+        bindir, tmp_path, clients):
+    """The player quits a hosted game on node a while its newest files are
+    not copied yet (the read of them held, its child stopped, as on a slow
+    disk): a's heartbeat goes on naming the game, so node b tells the
+    player it still runs on a instead of starting it from the copy before
+    (the player's last moves lost); once the last copy is stored, b
+    restores the newest state."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = start_pair(nodes, tmp_path, section="start-timeout = 9\n")  # the held read's
+        name, p, (gen, _, _) = saved(clients, a, "hq", "abc")
+        measurer_started(a)
+        child = hold_next_child(spawner_of(a), lambda: p.send("dq"))  # a read of abcd
+        try:
+            a.wait_log(rf"program exited user={name} game=saver")
+            end = time.time() + 1.8 * TTL_MS / 1000  # many heartbeats (within the held
+            # read's deadline)
+            while time.time() < end:  # b never starts it from the copy before
+                q = play(clients, b, name)
+                text = shown(q, *SAID, timeout=20)
+                assert "still runs on server a" in text, text
+                q.close()
+                time.sleep(0.5)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGCONT)
+        q, text = back_on(clients, b, name, "restored: [abcd]")
+        b.wait_log(rf"hosted files restored user={name} game=saver gen={gen + 1} from=a")
+        log = a.log()
+        assert "not stored" not in log and "given up" not in log, log[-3000:]
+        q.send("q")
+
+
 def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
         bindir, tmp_path, clients):
     """A hostile game makes 20,000 empty directories in its player's
