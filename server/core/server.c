@@ -24,6 +24,7 @@ int server_init(server_t *s, uv_loop_t *loop)
     list_init(&s->conns);
     list_init(&s->sessions);
     list_init(&s->hostcopies.games);
+    list_init(&s->hostcopies.waiting);
     list_init(&s->loads);
     list_init(&s->menu_conns);
     list_init(&s->watch_notices);

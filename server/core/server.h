@@ -72,12 +72,15 @@ struct server {
      * spawner had no place for them, last copies given up after
      * HOSTCOPY_RETRIES of those, running games' reads it had no place for;
      * the copies alive (a game's, until its last copy is stored or given
-     * up; listed at each heartbeat) and what a stop does once none is
-     * (hostcopy_after_last) */
+     * up; listed at each heartbeat), the last copies waiting for a
+     * place at the spawner (first in first out) and what a stop does once
+     * none is (hostcopy_after_last) */
     struct {
         uint64_t asked, same, stored, throttled, busy, waited, given_up, refused;
         int live;
-        list_t games; /* the copies alive: peer_hosted_t each (peer.h) */
+        list_t games;    /* the copies alive: peer_hosted_t each (peer.h) */
+        list_t waiting;  /* last copies waiting for a place: hostcopy_t each */
+        uint64_t joined; /* last copies that joined it so far (their order) */
         void (*after)(struct server *home);
     } hostcopies;
     uv_signal_t sigterm, sigint;

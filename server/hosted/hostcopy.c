@@ -255,6 +255,8 @@ struct hostcopy {
     const gamecfg_t *g;
     char player[32], dir[32];
     uv_timer_t timer;
+    list_t queued;    /* in srv's hostcopies.waiting: its last copy waits for a place */
+    uint64_t order;   /* its place in that queue (0: never in it) */
     bool busy;        /* a read at the spawner */
     bool dirty;       /* the program wrote since the last read began */
     bool ending;      /* its last copy: freed after it */
@@ -271,6 +273,8 @@ struct hostcopy {
 };
 
 static void copy_now(hostcopy_t *hc);
+static void arm_head(server_t *srv);
+static void queue_tick(server_t *srv);
 
 static void on_closed(uv_handle_t *h)
 {
@@ -287,6 +291,10 @@ static void hc_free(hostcopy_t *hc)
         log_info("hosted files of user=%s game=%s: %llu reads refused while it ran", hc->player,
                  hc->g->id, (unsigned long long)hc->refused);
     list_remove(&hc->line.node); /* the next heartbeat says it runs here no more */
+    if (list_linked(&hc->queued)) {
+        list_remove(&hc->queued);
+        arm_head(srv);
+    }
     uv_close((uv_handle_t *)&hc->timer, on_closed);
     if (--srv->hostcopies.live || !after)
         return;
@@ -296,7 +304,11 @@ static void hc_free(hostcopy_t *hc)
 
 static void on_timer(uv_timer_t *t)
 {
-    copy_now(t->data);
+    hostcopy_t *hc = t->data;
+    if (list_linked(&hc->queued)) /* the first waiting last copy's fallback */
+        queue_tick(hc->srv);
+    else
+        copy_now(hc);
 }
 
 /* The next read: now when due, else when it is. One later than
@@ -399,6 +411,9 @@ static void store(hostcopy_t *hc, const void *p, size_t len)
     if (rows && got >= 0) {
         hc->srv->hostcopies.stored++;
         put(hc, rows, k, (int64_t)len);
+        if (hc->ending)
+            log_info("hosted files of user=%s game=%s: last copy stored (%zu bytes)", hc->player,
+                     hc->g->id, len);
         budget(hc, len);
         hc->sum = sum;
     }
@@ -468,8 +483,66 @@ static void retry(hostcopy_t *hc, const char *why)
     uv_timer_start(&hc->timer, on_timer, HOSTCOPY_RETRY_MS, 0);
 }
 
-/* A last copy the spawner had no place for (SPAWNER_FILES_FULL): asked
- * again soon, counted, said once a game. */
+/* ---- last copies waiting for a place, first in first out ----------------------------- */
+
+static hostcopy_t *queue_head(server_t *srv)
+{
+    list_t *n = list_front(&srv->hostcopies.waiting);
+    return n ? LIST_ITEM(n, hostcopy_t, queued) : NULL;
+}
+
+/* The first waiting last copy asked again in HOSTCOPY_RETRY_MS unless a
+ * place frees before (the others wait without a timer). */
+static void arm_head(server_t *srv)
+{
+    hostcopy_t *hc = queue_head(srv);
+    if (!hc || uv_is_active((uv_handle_t *)&hc->timer))
+        return;
+    uv_ref((uv_handle_t *)&hc->timer); /* the loop waits for it */
+    uv_timer_start(&hc->timer, on_timer, HOSTCOPY_RETRY_MS, 0);
+}
+
+/* A place may be free (a read answered): the waiting last copies asked
+ * in turn, each leaving the queue once the spawner takes it, until one is
+ * refused (it stays first). */
+static void queue_next(server_t *srv)
+{
+    hostcopy_t *hc;
+    while ((hc = queue_head(srv)) != NULL) {
+        uv_timer_stop(&hc->timer);
+        hc->dirty = true;
+        copy_now(hc);
+        if (queue_head(srv) == hc)
+            return;
+    }
+}
+
+/* hc into the queue at its place: the back when new, else before those
+ * that joined after it (its read taken, then refused at the spawner). */
+static void queue_join(hostcopy_t *hc)
+{
+    list_t *q = &hc->srv->hostcopies.waiting, *at = q->prev;
+    if (!hc->order)
+        hc->order = ++hc->srv->hostcopies.joined;
+    while (at != q && LIST_ITEM(at, hostcopy_t, queued)->order > hc->order)
+        at = at->prev;
+    list_insert_after(at, &hc->queued);
+}
+
+/* The first's timer: each waiting last copy has waited HOSTCOPY_RETRY_MS
+ * more (given up past retries_max), then the first asked again. */
+static void queue_tick(server_t *srv)
+{
+    LIST_EACH (it, &srv->hostcopies.waiting) {
+        hostcopy_t *hc = LIST_ITEM(it, hostcopy_t, queued);
+        if (++hc->tries > retries_max(hc))
+            give_up(hc, SPAWNER_FILES_FULL);
+    }
+    queue_next(srv);
+}
+
+/* A last copy the spawner had no place for (err; or earlier ones wait):
+ * counted, said once a game; it waits in turn behind those before it. */
 static void wait_place(hostcopy_t *hc, const char *err)
 {
     hc->srv->hostcopies.waited++;
@@ -478,7 +551,12 @@ static void wait_place(hostcopy_t *hc, const char *err)
         log_info("hosted files of user=%s game=%s: %s: its last copy asked again", hc->player,
                  hc->g->id, err);
     }
-    retry(hc, err);
+    hc->dirty = true;
+    if (!hc->tries)
+        hc->tries = 1;
+    if (!list_linked(&hc->queued))
+        queue_join(hc);
+    arm_head(hc->srv);
 }
 
 /* A running game's read the spawner had no place for (or refused
@@ -496,6 +574,7 @@ static void refused(hostcopy_t *hc, const char *err)
 static void on_read(int fd, const char *note, const char *err, void *ud)
 {
     hostcopy_t *hc = ud;
+    server_t *srv = hc->srv;
     hc->busy = false;
     size_t busy_n = strlen(SPAWNER_FILES_BUSY), over_n = strlen(SPAWNER_FILES_OVER);
     bool busy = err && !strncmp(err, SPAWNER_FILES_BUSY, busy_n);
@@ -538,6 +617,16 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
         hc->dirty = true;
         schedule(hc);
     }
+    if (!no_place) /* a place freed: waiting last copies take it first */
+        queue_next(srv);
+}
+
+/* Whether hc stands back for last copies waiting before it: a running
+ * game's read, or a last copy not first among them. */
+static bool behind(const hostcopy_t *hc)
+{
+    const list_t *q = &hc->srv->hostcopies.waiting;
+    return !list_empty(q) && list_front(q) != &hc->queued;
 }
 
 static void copy_now(hostcopy_t *hc)
@@ -545,12 +634,25 @@ static void copy_now(hostcopy_t *hc)
     char err[200];
     if (hc->busy || !hc->dirty)
         return;
+    if (behind(hc) && hc->ending) {
+        wait_place(hc, "earlier last copies wait for a place");
+        return;
+    }
+    if (behind(hc)) {
+        refused(hc, "last copies wait for a place");
+        uv_timer_start(&hc->timer, on_timer, HOSTCOPY_EVERY_MS, 0);
+        return;
+    }
     hc->dirty = false;
     hc->last = now_ms(hc->srv);
     if (spawner_files_read(hc->srv->spawner, hc->g->id, hc->dir, on_read, hc, err, sizeof err) ==
         0) {
         hc->srv->hostcopies.asked++;
         hc->busy = true;
+        if (list_linked(&hc->queued)) { /* it waits no more: the next is first */
+            list_remove(&hc->queued);
+            arm_head(hc->srv);
+        }
         return;
     }
     bool full = !strcmp(err, SPAWNER_FILES_FULL);
@@ -579,6 +681,7 @@ hostcopy_t *hostcopy_new(server_t *srv, int64_t game, int64_t user, const char *
     *hc = (hostcopy_t){.srv = srv, .user = user, .g = g, .wait = HOSTCOPY_EVERY_MS};
     snprintf(hc->player, sizeof hc->player, "%s", player);
     snprintf(hc->dir, sizeof hc->dir, "%s", dir);
+    list_init(&hc->queued);
     hc->line = (peer_hosted_t){.game = game, .user = user, .player = hc->player, .g = g};
     list_push_back(&srv->hostcopies.games, &hc->line.node);
     uv_timer_init(srv->loop, &hc->timer);

@@ -18,9 +18,12 @@
  * held back counted, server.h's hostcopies, and logged once a game); the
  * copy at its end is never held back, nor dropped when the spawner has
  * no place for it (SPAWNER_FILES_FULL: many games ended at once), but
- * asked again every HOSTCOPY_RETRY_MS, HOSTCOPY_RETRIES times at most:
- * then given up (logged, counted: hostcopies.given_up), the files left
- * on this node's disk. A running game's read refused so is asked again
+ * waits in turn: the last copies waiting are first in first out (one
+ * queue a server), the first asked again whenever a read is answered (a
+ * place freed) or, failing that, every HOSTCOPY_RETRY_MS, and a running
+ * game's read takes no place while any waits; each is given up after
+ * HOSTCOPY_RETRIES of those HOSTCOPY_RETRY_MS waiting (logged, counted:
+ * hostcopies.given_up), the files left on this node's disk. A running game's read refused so is asked again
  * in turn (counted, hostcopies.refused, and logged once a game, with
  * its count as the game ends). While its program runs, only a still
  * set is copied (spawner.h: SPAWNER_FILES_BUSY): nothing in the player's

@@ -573,6 +573,42 @@ def test_last_copies_the_spawners_jobs_have_no_place_for_are_asked_again(
         assert m and int(m.group(1)) >= len(told), out
 
 
+def test_last_copies_waiting_for_a_place_are_stored_in_the_order_games_ended(
+        bindir, tmp_path, clients):
+    """The spawner's one files read (--test-copies 1) held (its child
+    stopped) while games end one after another: their last copies wait in
+    a queue, first in first out; once the held read is let go, each is
+    stored in the order its game ended, none given up, and a running
+    game's reads take no place before them."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, mode="churn 1", more=("--test-copies", 1))
+        holder = unique_name("qh")
+        h = clients(a.port, cols=100, rows=30)
+        h.register(holder)
+        h.send("1", settle=False)
+        a.wait_log(rf"hosted files of user={holder} game=saver put off")  # it runs, is read
+        names = [unique_name(f"q{i}x") for i in range(3)]  # (4 games an address)
+        players = [play(clients, a, name, register=True) for name in names]
+        for p in players:
+            p.wait_for(re.compile(r"churn [1-9]\d*"))
+        measurer_started(a)
+        child = hold_next_child(spawner_of(a), lambda: None)  # the holder's next read
+        try:
+            for i, name in enumerate(names):
+                os.kill(program_of(a, name), signal.SIGKILL)
+                a.wait_log(rf"user={name} game=saver: .*: its last copy asked again")
+                time.sleep(0.13 * (i + 1))  # each waiting at its own phase of 0.5 s
+        finally:
+            os.kill(child, signal.SIGCONT)
+        last_copies_stored(a, names)
+        log = a.log()
+        ended = re.findall(r"program exited user=(q\dx\w*) game=saver", log)
+        stored = re.findall(r"hosted files of user=(q\dx\w*) game=saver: last copy stored", log)
+        assert ended == names and stored == names, (ended, stored, log[-4000:])
+        assert "last copy given up" not in log, log[-3000:]
+        assert copy_fates(bindir, a)[1] == 0
+
+
 def program_of(a, name):
     """The pid of name's newest saver program on a."""
     return int(re.findall(rf"hosted start user={name} game=saver pid=(\d+)", a.log())[-1])
