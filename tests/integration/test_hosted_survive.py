@@ -707,6 +707,19 @@ def test_a_shutdown_gives_up_a_last_copy_that_finds_no_place(bindir, tmp_path, c
         assert len(re.findall(r"last copy given up", log)) == 1, log[-3000:]
 
 
+def still_runs_on_a(clients, b, name):
+    """Through 1.8 lease times (past a lapsed heartbeat's time, within a
+    held read's deadline) b tells name's player the game still runs on
+    server a: b never starts it from the copy before."""
+    end = time.time() + 1.8 * TTL_MS / 1000
+    while time.time() < end:
+        q = play(clients, b, name)
+        text = shown(q, *SAID, timeout=20)
+        assert "still runs on server a" in text, text
+        q.close()
+        time.sleep(0.5)
+
+
 def test_a_stopping_node_keeps_its_games_until_their_last_copies_are_stored(
         bindir, tmp_path, clients):
     """warrend stopping while a hosted game's newest files are not copied
@@ -724,14 +737,7 @@ def test_a_stopping_node_keeps_its_games_until_their_last_copies_are_stored(
             p.wait_for("state: [abcd]")
             a.proc.send_signal(signal.SIGTERM)
             a.wait_log(rf"program exited user={name} game=saver")
-            end = time.time() + 1.8 * TTL_MS / 1000  # past a lapsed heartbeat's time (and
-            # within the held read's deadline)
-            while time.time() < end:  # b never starts it from the copy before
-                q = play(clients, b, name)
-                text = shown(q, *SAID, timeout=20)
-                assert "still runs on server a" in text, text
-                q.close()
-                time.sleep(0.5)
+            still_runs_on_a(clients, b, name)
             log = a.log()
             assert ("node a: heartbeat and leases kept until 1 hosted games' last copies are "
                     "stored or given up") in log, log[-3000:]
@@ -763,14 +769,7 @@ def test_a_game_whose_player_quit_runs_on_its_node_until_its_last_copy_is_stored
         child = hold_next_child(spawner_of(a), lambda: p.send("dq"))  # a read of abcd
         try:
             a.wait_log(rf"program exited user={name} game=saver")
-            end = time.time() + 1.8 * TTL_MS / 1000  # many heartbeats (within the held
-            # read's deadline)
-            while time.time() < end:  # b never starts it from the copy before
-                q = play(clients, b, name)
-                text = shown(q, *SAID, timeout=20)
-                assert "still runs on server a" in text, text
-                q.close()
-                time.sleep(0.5)
+            still_runs_on_a(clients, b, name)
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGCONT)
