@@ -382,11 +382,12 @@ void cmd_end(ctl_t *c, char *arg)
 
 /* ---- delete ---------------------------------------------------------------------------- */
 
-/* Stored and its conns closed on every loop (a game resumed meanwhile
- * closed too): its connections at other nodes sent off as well. */
+/* Stored and its conns closed on every loop: its connections at other
+ * nodes sent off as well; from now on nobody here plays as it. */
 static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
+    moderation_deleting_clear(c->srv, c->user_id);
     moderation_send_off_nodes(c->srv, c->user_id, MOD_DELETED, NULL);
     buf_printf(&c->out, "deleted %s and every game of it; its game name %s is retired\n", c->name,
                c->game_name);
@@ -394,12 +395,15 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
 }
 
 /* Only a delete stored sends anyone off: a refused one (the database
- * failing, the account gone meanwhile) leaves every connection as it was. */
+ * failing, the account gone meanwhile) leaves every connection as it was,
+ * its games to be played again. */
 static void on_deleted(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
-    if (status != DB_OK)
+    if (status != DB_OK) {
+        moderation_deleting_clear(c->srv, c->user_id);
         return on_written(ud, status, id); /* the error, and its reference */
+    }
     log_info("admin: delete user=%s", c->name);
     accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_EDENIED, NULL); /* logins in flight */
     shards_lock_all(c->srv); /* the other loops read mutes for chat */
@@ -409,18 +413,54 @@ static void on_deleted(void *ud, int status, int64_t id)
     ctl_unref(c); /* the sweep holds its own */
 }
 
+static void delete_rows(ctl_t *c)
+{
+    db_user_delete(c->srv->db, c->user_id, on_deleted, c);
+}
+
+/* test-delete-hold: the rows' delete waits, the moment between the game's
+ * close and the rows' delete widened for a test. */
+typedef struct {
+    uv_timer_t t; /* first: freed through it */
+    ctl_t *c;
+} delete_hold_t;
+
+static void on_hold_closed(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void on_delete_held(uv_timer_t *t)
+{
+    ctl_t *c = ((delete_hold_t *)t)->c;
+    uv_close((uv_handle_t *)t, on_hold_closed);
+    delete_rows(c);
+}
+
 /* Its game saved and closed on every loop (its saves queued before the
- * rows go), its player left at the menu; then the rows go. */
+ * rows go), its player left at the menu, where no game of it starts
+ * while it is marked (moderation_deleting); then the rows go. */
 static void delete_saved(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
-    db_user_delete(c->srv->db, c->user_id, on_deleted, c);
+    int hold = c->srv->cfg.test_delete_hold;
+    delete_hold_t *h = hold > 0 ? malloc(sizeof *h) : NULL;
+    if (!h)
+        return delete_rows(c);
+    log_info("delete user=%s: its rows held %d ms (test-delete-hold)", c->name, hold);
+    h->c = c;
+    uv_timer_init(c->srv->loop, &h->t);
+    uv_timer_start(&h->t, on_delete_held, (uint64_t)hold, 0);
 }
 
 static void delete_user(ctl_t *c, const db_user_t *u)
 {
     /* c->user_id and c->name are its; the lookup's reference goes on */
     snprintf(c->game_name, sizeof c->game_name, "%s", u->game_name);
+    if (moderation_deleting_mark(c->srv, c->user_id) < 0) {
+        ctl_finish(c, "too many deletes under way at once: try again in a moment");
+        return ctl_unref(c);
+    }
     ctl_sweep(c, SWEEP_NONE, GAME_CLOSE, "The administrator saved and closed your game.", false,
               delete_saved);
 }

@@ -133,6 +133,9 @@ static const opt_t opts[] = {
      "N hosted files reads at the spawner at once, at most (tests only; 32)"},
     {"test-jobs", OPT_INT, S(test_jobs), 1, 64, "64",
      "N rc file, xlogfile and files jobs the spawner runs at once, at most (tests only; 64)"},
+    {"test-delete-hold", OPT_INT, S(test_delete_hold), 0, 60000, "0",
+     "MS an account's delete waits between closing its games and deleting its rows (tests "
+     "only; 0)"},
     {"test-copy-retries", OPT_INT, S(test_copy_retries), 1, 240, "240",
      "N times a hosted game's last copy is asked again for a place at the spawner before it "
      "is given up (tests only; 240)"},

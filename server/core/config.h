@@ -85,6 +85,7 @@ typedef struct {
     int test_copies;       /* files reads at the spawner at once (spawner.h: SPAWNER_COPIES_MAX) */
     int test_copy_retries; /* a last copy asked again at most (hostcopy.h: HOSTCOPY_RETRIES) */
     int test_login_delay;  /* ms a login's password check takes at least (accounts.c) */
+    int test_delete_hold;  /* ms a delete waits before its rows go (admin/control_mod.c) */
     bool help, version;
 } config_t;
 

@@ -13,6 +13,7 @@
 #include "db_daily.h"
 #include "game.h"
 #include "log.h"
+#include "moderation.h"
 #include "session.h"
 
 #define SECRET_MIN 16 /* bytes a secret file must hold at least */
@@ -386,6 +387,10 @@ void daily_play(conn_t *c)
     }
     if (!c->user_id) {
         conn_menu(c, "Log in to play the daily game.");
+        return;
+    }
+    if (moderation_deleting(srv, c->user_id)) {
+        conn_menu(c, MOD_DELETING_MSG);
         return;
     }
     daily_req_t *rq = calloc(1, sizeof *rq);

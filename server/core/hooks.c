@@ -3,6 +3,7 @@
 #include "hooks.h"
 #include <stdio.h>
 #include "conn.h"
+#include "moderation.h"
 #include "server.h"
 
 const hooks_t hooks_none = {0};
@@ -10,7 +11,9 @@ const hooks_t hooks_none = {0};
 void hooks_hosted_play(conn_t *c, const gamecfg_t *g)
 {
     const hooks_hosted_t *h = c->srv->hooks->hosted;
-    if (h)
+    if (moderation_deleting(c->srv, c->user_id))
+        conn_menu(c, MOD_DELETING_MSG);
+    else if (h)
         h->play(c, g);
     else
         conn_menu(c, "Hosted games are not available.");

@@ -190,6 +190,34 @@ bool moderation_unmute(moderation_t *m, int64_t user)
     return false;
 }
 
+int moderation_deleting_mark(server_t *home, int64_t user)
+{
+    for (int i = 0; i < SERVER_DELETING_MAX; i++) {
+        int64_t free_slot = 0;
+        if (atomic_compare_exchange_strong(&home->deleting[i], &free_slot, user))
+            return 0;
+    }
+    return -1;
+}
+
+void moderation_deleting_clear(server_t *home, int64_t user)
+{
+    for (int i = 0; i < SERVER_DELETING_MAX; i++) {
+        int64_t marked = user;
+        if (atomic_compare_exchange_strong(&home->deleting[i], &marked, 0))
+            return;
+    }
+}
+
+bool moderation_deleting(const server_t *s, int64_t user)
+{
+    server_t *home = shard_at(s, 0);
+    for (int i = 0; user > 0 && i < SERVER_DELETING_MAX; i++)
+        if (atomic_load(&home->deleting[i]) == user)
+            return true;
+    return false;
+}
+
 bool moderation_muted(const moderation_t *m, int64_t user, int64_t now)
 {
     for (size_t i = 0; m && i < m->nmutes; i++)

@@ -37,6 +37,17 @@ int moderation_mute(moderation_t *m, int64_t user, int64_t until);
 bool moderation_unmute(moderation_t *m, int64_t user);
 bool moderation_muted(const moderation_t *m, int64_t user, int64_t now);
 
+/* An account being deleted (admin/control_mod.c), from before its game
+ * is closed until its connections are sent off (or the delete failed):
+ * no game of it is started, resumed or restored meanwhile, so nothing of
+ * it is written after its rows go. Any loop of s's node reads the mark;
+ * home sets and clears it. moderation_deleting_mark: -1 when
+ * SERVER_DELETING_MAX are under way (the delete refused). */
+int moderation_deleting_mark(server_t *home, int64_t user);
+void moderation_deleting_clear(server_t *home, int64_t user);
+bool moderation_deleting(const server_t *s, int64_t user);
+#define MOD_DELETING_MSG "This account is being deleted."
+
 /* ---- several nodes on one database (notify.h) ---- */
 /* After a change stored here (a ban, an unban, a mute, an unmute): the
  * other nodes are told to read them again. */

@@ -39,6 +39,9 @@ typedef struct server server_t;
 typedef struct content content_t;
 typedef struct script_vm script_vm_t;
 
+/* Deletes of accounts under way at once, at most (admin/control_mod.c) */
+#define SERVER_DELETING_MAX 16
+
 struct server {
     uv_loop_t *loop;
     const struct hooks *hooks; /* what the layers above registered (hooks.h); main.c's */
@@ -60,7 +63,10 @@ struct server {
     struct addrrate *pace;    /* requests and connections a second per address; NULL: no limit */
     struct logcap *strangers; /* lines others can make the log write, capped (logcap.h) */
     struct moderation *mod;   /* bans and chat mutes (moderation.c) */
-    struct spawner *spawner;  /* starts hosted programs (hosted/spawner.h); home only */
+    /* home: accounts being deleted (0: a free slot), read by every loop
+     * (moderation.h: moderation_deleting) */
+    _Atomic int64_t deleting[SERVER_DELETING_MAX];
+    struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
     int64_t
         hosted_ids; /* home: hosted games' ids given so far without a shared database (hostgame.c) */
     /* live hosted games in all and per address (hosted/hostcap.c) */

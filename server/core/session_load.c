@@ -31,6 +31,7 @@
 #include "journal.h"
 #include "lease.h"
 #include "log.h"
+#include "moderation.h"
 #include "logcap.h"
 #include "notify.h"
 #include "server.h"
@@ -344,6 +345,12 @@ static void on_player_restored(void *ud, const restored_t *r)
         play_finish_load(rq, s, NULL);
         return;
     }
+    if (moderation_deleting(srv, rq->user_id)) { /* read before the delete's close */
+        game_free(r->g);
+        unlease_failed(rq);
+        play_finish_load(rq, NULL, MOD_DELETING_MSG);
+        return;
+    }
     set_aside_gap(srv, r); /* before any new row of this game */
     s = warrengame_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
     if (!s) {
@@ -405,6 +412,11 @@ static void on_game_created(void *ud, int status, int64_t id)
         play_finish_load(rq, NULL,
                          status == DB_EEXISTS ? "Your game could not be loaded. Please try again."
                                               : MSG_NO_SAVE);
+        return;
+    }
+    if (moderation_deleting(srv, rq->user_id)) { /* its row goes with the delete */
+        game_free(g);
+        play_finish_load(rq, NULL, MOD_DELETING_MSG);
         return;
     }
     s = warrengame_new(srv, id, rq->user_id, rq->user, g, 0);
@@ -683,6 +695,10 @@ void session_play(conn_t *c)
     server_t *srv = c->srv;
     if (srv->stopping) {
         conn_menu(c, "The server is shutting down.");
+        return;
+    }
+    if (moderation_deleting(srv, c->user_id)) {
+        conn_menu(c, MOD_DELETING_MSG);
         return;
     }
     server_t *k = shard_of_user(srv, c->user_id);

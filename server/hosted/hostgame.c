@@ -16,6 +16,7 @@
 #include "lease.h"
 #include "ptyproc.h"
 #include "log.h"
+#include "moderation.h"
 #include "logcap.h"
 #include "server.h"
 #include "session_impl.h"
@@ -632,6 +633,10 @@ static void play_now(conn_t *c, const gamecfg_t *g)
     session_t *s = session_find_kind(srv, c->user_id, g->id);
     if (s) {
         session_attach_player(s, c);
+        return;
+    }
+    if (moderation_deleting(srv, c->user_id)) { /* asked before the delete began */
+        conn_menu(c, MOD_DELETING_MSG);
         return;
     }
     const char *why = spawner_unavailable(srv->spawner, g->id);

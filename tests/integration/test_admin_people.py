@@ -3,6 +3,7 @@ ban/unban (refused at the door, kept over a restart), end (the game
 abandoned, its record kept), delete (needs --yes; gone from every table),
 rename, mute; passwd saying what it did; every action logged; --help
 listing every command."""
+import json
 import socket
 import subprocess
 import threading
@@ -250,6 +251,54 @@ def test_a_delete_the_database_refuses_sends_nobody_off(bindir, clients, tmp_pat
         t.wait_for("Logged in as Dora")
         t.send("p")
         assert hook(d, t, "Dora") == before
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+def test_no_game_of_an_account_starts_between_its_close_and_its_delete(bindir, clients,
+                                                                      tmp_path):
+    """A delete saves and closes the account's game, then deletes its rows
+    (held here three seconds, the moment widened): its player, left at the
+    menu meanwhile, is refused Warren's game (p), the daily game (d) and a
+    browser's play with the delete's words, so nothing of it is written
+    after its rows go; once the delete is stored they are sent off, and
+    not a row of the account's is left."""
+    d = Daemon(bindir, tmp_path / "d", http=True, extra=["--test-delete-hold", 3000]).start()
+    try:
+        t = clients(d.port).connected()
+        gid, _ = new_game(d, t, "Ida")
+        t.play_keys("ll")
+        session = Web(d.http).post("/login", {"name": "Ida", "password": PW}).session
+        done = {}
+        deleting = threading.Thread(target=lambda: done.update(
+            r=admin_rc(bindir, d, "delete", "ida", "--yes")))
+        deleting.start()
+        d.wait_log(r"delete user=Ida: its rows held 3000 ms", timeout=20)
+        t.wait_for("The administrator saved and closed your game.")
+        t.send(" ")  # the message read
+        t.wait_for("Logged in as Ida")
+        for key in ("p", "d"):
+            t.send(key)
+            t.wait_for("This account is being deleted.")
+            t.send(" ")
+            t.wait_for("Logged in as Ida")
+        ws = WS(d.http, "/ws/play", session=session, timeout=10)
+        ws.text(json.dumps({"t": "resize", "w": 80, "h": 24}))
+        said = ws.json_until(lambda m: m.get("t") in ("left", "menu", "notice"), timeout=10)
+        assert "This account is being deleted." in json.dumps(said), said
+        deleting.join(30)
+        code, out, err = done["r"]
+        assert code == 0 and "deleted Ida" in out, (out, err)
+        t.wait_for("This account has been deleted.")
+        t.wait_exit()
+        after = d.log().split("its rows held")[1]
+        assert "game resume user=Ida" not in after and "game start" not in after, after
+        assert " ERROR " not in after, after  # a game closed after its rows went: not stored
+        for table, col in (("games", "id"), ("journal", "game"), ("snapshots", "game")):
+            assert d.db_rows(f"SELECT count(*) FROM {table} WHERE {col} = ?", gid)[0][0] == 0
+        assert d.db_rows("SELECT count(*) FROM games g WHERE NOT EXISTS "
+                         "(SELECT 1 FROM users u WHERE u.id = g.user)")[0][0] == 0
         d.stop_clean()
     finally:
         d.stop()

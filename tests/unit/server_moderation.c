@@ -1,6 +1,8 @@
 /* Unit tests: server/moderation — networks, bans, mutes and durations. */
 #include <check.h>
+#include <string.h>
 #include "moderation.h"
+#include "server.h"
 
 /* Each why has its own words, the same at every node; a rename's name
  * the new name. */
@@ -89,6 +91,32 @@ START_TEST(mutes_and_durations)
 }
 END_TEST
 
+/* Accounts being deleted: marked up to SERVER_DELETING_MAX at once (the
+ * next refused), each cleared on its own, the same account twice cleared
+ * once a mark; no account is 0 (a free slot). */
+START_TEST(deletes_marked_up_to_their_cap)
+{
+    static server_t home; /* one loop: its own home */
+    memset(&home, 0, sizeof home);
+    ck_assert(!moderation_deleting(&home, 0));
+    for (int i = 1; i <= SERVER_DELETING_MAX; i++)
+        ck_assert_int_eq(moderation_deleting_mark(&home, i), 0);
+    ck_assert_int_eq(moderation_deleting_mark(&home, 99), -1);
+    ck_assert(!moderation_deleting(&home, 99));
+    ck_assert(moderation_deleting(&home, 1) && moderation_deleting(&home, SERVER_DELETING_MAX));
+    moderation_deleting_clear(&home, 1);
+    ck_assert(!moderation_deleting(&home, 1));
+    ck_assert(!moderation_deleting(&home, 0));               /* the freed slot is no account's */
+    ck_assert_int_eq(moderation_deleting_mark(&home, 7), 0); /* 7 twice */
+    moderation_deleting_clear(&home, 7);
+    ck_assert(moderation_deleting(&home, 7));
+    moderation_deleting_clear(&home, 7);
+    ck_assert(!moderation_deleting(&home, 7));
+    moderation_deleting_clear(&home, 12345); /* none: nothing */
+    ck_assert(moderation_deleting(&home, 2));
+}
+END_TEST
+
 Suite *suite_server_moderation(void)
 {
     Suite *s = suite_create("server_moderation");
@@ -97,6 +125,7 @@ Suite *suite_server_moderation(void)
     tcase_add_test(t, each_why_its_words);
     tcase_add_test(t, bans_match_their_network_until_they_end);
     tcase_add_test(t, mutes_and_durations);
+    tcase_add_test(t, deletes_marked_up_to_their_cap);
     suite_add_tcase(s, t);
     return s;
 }
