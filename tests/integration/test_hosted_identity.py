@@ -5,9 +5,10 @@ there), one of NetHack's generic names (it asks who you are), a rename, a
 delete and an upgrade from a database without game names each keep every
 save with its own account."""
 import re
+import threading
 import time
 
-from harness import Daemon, admin, sqlite_only, unique_name
+from harness import Daemon, admin, admin_rc, sqlite_only, unique_name
 from test_hosted import (answer_until, nethack, playground, save_files,  # noqa: F401 (a fixture)
                          settle)
 
@@ -146,6 +147,39 @@ def test_delete_retires_the_game_name(nethack, clients, bindir):
     assert status_name(s).lower() == f"{name}2"
     assert d.db_rows("SELECT user FROM game_names WHERE key = ?", name) == [(None,)]
     assert f"its game name {name} is retired" in out
+
+
+def test_no_hosted_game_starts_while_its_account_is_deleted(bindir, clients, tmp_path):
+    """An account's running NetHack is closed by its delete (its program
+    hung up) before its rows go (held here, the moment widened); its
+    player, at the menu meanwhile, is refused NetHack with the delete's
+    words: no program of it starts to write its files and rows after."""
+    pg, conf = playground(tmp_path, bindir)
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf, "--test-delete-hold", 3000])
+    d.start()
+    try:
+        name = unique_name("z")
+        t = clients(d.port)
+        t.register(name)
+        assert start(t) == "new"
+        done = {}
+        deleting = threading.Thread(target=lambda: done.update(
+            r=admin_rc(bindir, d, "delete", name, "--yes")))
+        deleting.start()
+        d.wait_log(rf"delete user={name}: its rows held 3000 ms", timeout=20)
+        t.wait_for("The administrator saved and closed your game.")
+        t.send(" ")
+        t.wait_for(f"Logged in as {name}")
+        t.send("1")
+        t.wait_for("This account is being deleted.")
+        deleting.join(30)
+        code, out, err = done["r"]
+        assert code == 0 and f"deleted {name}" in out, (out, err)
+        t.wait_for("This account has been deleted.")
+        assert d.log().count(f"hosted start user={name} ") == 1, d.log()[-3000:]
+        d.stop_clean()
+    finally:
+        d.stop()
 
 
 @sqlite_only("rewinds the file to schema 7 (db_game_names_pg runs migration 8 on PostgreSQL)")
