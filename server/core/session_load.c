@@ -31,8 +31,8 @@
 #include "journal.h"
 #include "lease.h"
 #include "log.h"
-#include "moderation.h"
 #include "logcap.h"
+#include "moderation.h"
 #include "notify.h"
 #include "server.h"
 #include "session_impl.h"
@@ -416,6 +416,8 @@ static void on_game_created(void *ud, int status, int64_t id)
     }
     if (moderation_deleting(srv, rq->user_id)) { /* its row goes with the delete */
         game_free(g);
+        rq->game_id = id;
+        unlease_failed(rq); /* taken with its row */
         play_finish_load(rq, NULL, MOD_DELETING_MSG);
         return;
     }
