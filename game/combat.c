@@ -452,9 +452,28 @@ void combat_death(game_t *g, handle_t victim, handle_t killer)
 }
 
 /* Uniques coming into view for the first time are milestones. */
+/* Whether a unique may be about that the player has not seen: one made
+ * (uniques_made; creature_spawn's uniques_held) or held by the registry
+ * when first looked at (a save's creature, whose kind may have become
+ * unique since: snapkinds), not yet seen. */
+static bool unique_unseen(game_t *g)
+{
+    if (!g->uniques_looked) {
+        g->uniques_looked = 1;
+        for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+            const obj_t *o = reg_get(&g->reg, h);
+            int u = o->type == OBJ_CREATURE ? creature_unique_index(g->c, o->kind) : -1;
+            g->uniques_held |= u >= 0 ? 1ull << u : 0;
+        }
+    }
+    return ((g->pc.uniques_made | g->uniques_held) & ~g->pc.uniques_seen) != 0;
+}
+
 bool combat_unique_seen(game_t *g)
 {
     bool any = false;
+    if (!unique_unseen(g))
+        return false; /* the walk of every creature on the level, saved on most keys */
     for (handle_t h = reg_next_near(&g->reg, g->depth, HANDLE_NONE); h;
          h = reg_next_near(&g->reg, g->depth, h)) {
         const obj_t *o = reg_get(&g->reg, h);

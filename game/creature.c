@@ -78,6 +78,8 @@ handle_t creature_spawn(game_t *g, uint16_t kind, int depth, int x, int y)
     if (!h)
         return HANDLE_NONE;
     const creature_kind_t *k = &g->c->creatures[kind];
+    int u = creature_unique_index(g->c, kind);
+    g->uniques_held |= u >= 0 ? 1ull << u : 0; /* combat_unique_seen looks for him */
     o->kind = kind;
     o->x = (int16_t)x;
     o->y = (int16_t)y;

@@ -150,6 +150,12 @@ struct game {
     uint32_t run_said;   /* said less said_aside as the running travel began (travel.c) */
     ev_watch_t watch;    /* tests and tools: sees every event thrown (event.h); NULL in play */
     void *watch_ctx;     /* borrowed, for watch */
+    /* derived, never saved: the uniques made (creature_spawn) or held by
+     * the registry when first looked at (a load may bring one its save
+     * never counted as made), so that combat_unique_seen walks the
+     * creatures only while one of them is still unseen (combat.c) */
+    uint64_t uniques_held;
+    uint8_t uniques_looked;
     /* derived, never saved: the distance map from the player (ai.c) */
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */

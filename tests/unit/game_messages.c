@@ -308,6 +308,40 @@ START_TEST(a_unique_is_noticed_once)
 }
 END_TEST
 
+/* combat_unique_seen walks the creatures only while a unique may be
+ * about unseen: one spawned after the player's keys began still counts
+ * (creature_spawn says so, uniques_made or not), and so does one a
+ * loaded game holds that its save never counted as made. */
+START_TEST(a_unique_spawned_or_loaded_unmade_is_noticed)
+{
+    game_t *g = alone_in_room(C, 9, DWARF, FIGHTER, 6);
+    keys_paged(g, "..");
+    spawn_at(g, "Nimble Jack", 3, 0);
+    g->pc.uniques_made = 0; /* as spawn_at's creature_spawn leaves it */
+    uint32_t from = g->nmsg;
+    keys_paged(g, ".");
+    ck_assert_msg(any_since(g, from, "You notice Nimble Jack"), "%s", last_msg(g));
+    game_free(g);
+
+    g = alone_in_room(C, 9, DWARF, FIGHTER, 6);
+    spawn_at(g, "Nimble Jack", 3, 0);
+    g->pc.uniques_made = 0;
+    buf_t blob;
+    buf_init(&blob);
+    ck_assert_int_eq(game_snapshot(g, &blob), 0);
+    char err[200] = "";
+    game_t *h = game_load(C, (const uint8_t *)blob.data, blob.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(h->pc.uniques_made, 0);
+    from = h->nmsg;
+    keys_paged(h, ".");
+    ck_assert_msg(any_since(h, from, "You notice Nimble Jack"), "%s", last_msg(h));
+    game_free(h);
+    buf_free(&blob);
+    game_free(g);
+}
+END_TEST
+
 START_TEST(a_resisted_poison_is_said_once)
 {
     game_t *g = alone_in_room(C, 9, DWARF, FIGHTER, 4);
@@ -379,6 +413,7 @@ Suite *suite_game_messages(void)
     tcase_add_test(t, blows_fit_the_weapon);
     tcase_add_test(t, a_resisted_poison_is_said_once);
     tcase_add_test(t, a_unique_is_noticed_once);
+    tcase_add_test(t, a_unique_spawned_or_loaded_unmade_is_noticed);
     tcase_add_test(t, healing_by_an_element_is_said);
     tcase_add_test(t, the_stairs_are_said_before_what_waits);
     suite_add_tcase(s, t);
