@@ -86,11 +86,10 @@ static int secret_read_file(const char *path, uint8_t key[DAILY_KEY_LEN], char *
     char buf[DAILY_SECRET_MAX + 1];
     ssize_t n = secret_read(fd, path, buf, sizeof buf, err, errlen);
     close(fd);
-    if (n < 0)
-        return -1;
-    crypto_generichash(key, DAILY_KEY_LEN, (const uint8_t *)buf, (size_t)n, NULL, 0);
-    sodium_memzero(buf, sizeof buf);
-    return 1;
+    if (n >= 0)
+        crypto_generichash(key, DAILY_KEY_LEN, (const uint8_t *)buf, (size_t)n, NULL, 0);
+    sodium_memzero(buf, sizeof buf); /* a refused one too: a short secret is still one */
+    return n < 0 ? -1 : 1;
 }
 
 int daily_secret_load(const char *path, uint8_t key[DAILY_KEY_LEN], char *err, size_t errlen)
