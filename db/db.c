@@ -45,7 +45,19 @@ typedef struct {
     uint32_t count;
 } db_owed_t;
 
-#define DB_OWED 256 /* owed callbacks kept between two loop turns */
+#define DB_OWED         256 /* owed callbacks kept between two loop turns */
+/* The loop's time for one turn's answers: each may render a frame (up to
+ * a few hundred us when a view slides), so a commit of thousands of keys
+ * is delivered a few ms a turn, its sockets read and timers run between.
+ * 2 ms: well under the 5 ms a key's answer should take at p99, so a key
+ * that comes meanwhile waits for little of it, and some thirty times a
+ * quiet turn's own cost (under 64 us of CPU), so the extra turns cost a
+ * burst a few per cent at most. */
+#define DB_DELIVER_NS   2000000u
+/* Ops between two looks at the clock: a look (~25 ns, vDSO) against an
+ * op's delivery (its callback and free, a us or more), so under 1 % of
+ * it; costly ones overshoot the time by 3 of them at most. */
+#define DB_DELIVER_LOOK 4
 
 /* A writer thread: its connection, and why the batch it ran last failed. */
 typedef struct {
@@ -145,6 +157,7 @@ struct db {
     int fail_after, fail_count;             /* tests: allocations to let through, then to fail */
     void (*round_fn)(void *ud, bool begin); /* db_on_round */
     void *round_ud;
+    uint32_t test_budget; /* tests: ops a round delivers (0: DB_DELIVER_NS of them) */
 };
 
 static void list_push(db_list_t *l, db_op_t *op)
@@ -1027,29 +1040,74 @@ static void add_time(db_core_t *k, const db_op_t *op)
     pthread_mutex_unlock(&k->tmu);
 }
 
-static void deliver_all(db_t *db)
+/* The done list, now the loop's. */
+static db_list_t take_done(db_t *db)
 {
     pthread_mutex_lock(&db->dmu);
     db_list_t l = db->done;
     db->done.head = db->done.tail = NULL;
     pthread_mutex_unlock(&db->dmu);
+    return l;
+}
+
+/* What a round left goes back ahead of what the threads posted meanwhile
+ * (its order kept), and the loop is woken for it: a turn of its own. */
+static void put_back(db_t *db, db_list_t *rest)
+{
+    pthread_mutex_lock(&db->dmu);
+    rest->tail->next = db->done.head;
+    if (!db->done.head)
+        db->done.tail = rest->tail;
+    db->done.head = rest->head;
+    uv_async_send(&db->async);
+    pthread_mutex_unlock(&db->dmu);
+}
+
+static void deliver_one(db_t *db, db_op_t *op)
+{
+    if (op->status != DB_OK && op->status != DB_ENOTFOUND)
+        snprintf(db->errmsg, sizeof db->errmsg, "%s",
+                 op->err ? op->err : "database operation failed");
+    db->outstanding--;
+    if (op->timed && op->status == DB_OK)
+        add_time(db->core, op);
+    db_op_deliver(op);
+    db_op_free(op);
+}
+
+/* Whether a round that began at start and has delivered n ops has had its
+ * turn's share: DB_DELIVER_NS, the clock read every DB_DELIVER_LOOK ops
+ * (or db_test_deliver_budget's count of ops). */
+static bool round_spent(const db_t *db, uint32_t n, uint64_t start)
+{
+    if (db->test_budget)
+        return n >= db->test_budget;
+    return n % DB_DELIVER_LOOK == 0 && mono_ns() - start >= DB_DELIVER_NS;
+}
+
+/* Delivers what the threads handed back, in order, as one round (the
+ * round hook's begin and end around it). Unless all, a round stops when
+ * spent and the rest waits for the loop's next turn, so a burst of costly
+ * answers (each renders a frame) never holds the loop's sockets and timers
+ * for long; db_close delivers all. */
+static void deliver_done(db_t *db, bool all)
+{
+    db_list_t l = take_done(db);
     void (*round)(void *, bool) = l.head ? db->round_fn : NULL;
+    uint64_t start = all || db->test_budget ? 0 : mono_ns();
     if (round)
         round(db->round_ud, true);
-    while (l.head) {
+    for (uint32_t n = 1; l.head; n++) {
         db_op_t *op = l.head;
         l.head = op->next;
-        if (op->status != DB_OK && op->status != DB_ENOTFOUND)
-            snprintf(db->errmsg, sizeof db->errmsg, "%s",
-                     op->err ? op->err : "database operation failed");
-        db->outstanding--;
-        if (op->timed && op->status == DB_OK)
-            add_time(db->core, op);
-        db_op_deliver(op);
-        db_op_free(op);
+        deliver_one(db, op);
+        if (l.head && !all && round_spent(db, n, start))
+            break;
     }
     if (round)
         round(db->round_ud, false);
+    if (l.head)
+        put_back(db, &l);
     /* Those owed now; any owed during these callbacks have their own wakeup. */
     for (size_t n = db->owed_n; n > 0 && db->owed_n > 0; n--)
         pay_oldest(db);
@@ -1058,7 +1116,12 @@ static void deliver_all(db_t *db)
 
 static void on_async(uv_async_t *h)
 {
-    deliver_all(h->data);
+    deliver_done(h->data, false);
+}
+
+void db_test_deliver_budget(db_t *db, uint32_t ops)
+{
+    db->test_budget = ops;
 }
 
 static void on_prepare(uv_prepare_t *h)
@@ -1748,7 +1811,7 @@ void db_close(db_t *db)
     db->round_fn = NULL; /* the caller may be going: its callbacks write alone */
     /* Callbacks may queue more: those are owed DB_ECLOSED, paid here too. */
     do
-        deliver_all(db);
+        deliver_done(db, true);
     while (db->owed_n > 0);
     db->closing = true;
     if (last) {

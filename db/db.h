@@ -320,7 +320,10 @@ void db_set_autoflush(db_t *db, bool on);
 /* fn(ud, true) before a round of callbacks the loop delivers at once (the
  * answers of one commit, one after another) and fn(ud, false) after it,
  * so the caller may hold what the callbacks write and send it together
- * (conn_hold_writes). NULL: none. Not called for db_close's last round. */
+ * (conn_hold_writes). A round takes a few ms of the loop's turn at most:
+ * a longer run of answers (a burst's commit) is delivered as several
+ * rounds, one a turn, in order, the loop's sockets and timers run between.
+ * NULL: none. Not called for db_close's last round (it delivers all). */
 void db_on_round(db_t *db, void (*fn)(void *ud, bool begin), void *ud);
 /* Caps the database at bytes (whole pages, never below its size now; 0
  * lifts the cap), queued in write order. A write that needs more room then

@@ -1026,6 +1026,9 @@ void db_lease_step_new(const db_t *db, db_op_t *op, int64_t game);
 /* Tests only: after `after` more op allocations succeed, the next `count`
  * fail, as if memory ran out. */
 void db_test_fail_allocs(db_t *db, int after, int count);
+/* Tests only: a turn's round delivers ops answers and leaves the rest for
+ * the next turn, instead of a time's worth (0: back to the time). */
+void db_test_deliver_budget(db_t *db, uint32_t ops);
 /* db.c: an allocation for an op, honouring db_test_fail_allocs. */
 void *db_op_alloc(db_t *db, void *old, size_t n);
 /* db.c: owes cb the status (DB_ENOMEM, DB_ECLOSED), delivered on the loop

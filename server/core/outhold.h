@@ -1,7 +1,8 @@
 /* outhold — a round of the journal's answers written back to back.
  *
- * The journal answers a commit's keys in one round on the loop (db_on_round),
- * each key with its game's frame. Written as each frame is drawn, the
+ * The journal answers a commit's keys in rounds on the loop (db_on_round:
+ * a commit's, or a turn's few ms of a large one), each key with its
+ * game's frame. Written as each frame is drawn, the
  * round's writes come a render apart, and a reader on the same machine (a
  * gateway, a proxy, the load tool over loopback) is woken from its sleep by
  * nearly every one: the wake-up, an interrupt to the other core, is paid

@@ -536,6 +536,86 @@ START_TEST(a_commits_answers_come_as_one_round)
 }
 END_TEST
 
+/* A burst's answers: what the loop saw, each event in order ('b' and 'e'
+ * a round's begin and end, 't' a check handle: the loop went on to the
+ * rest of its turn, a digit an answer). */
+typedef struct {
+    char seen[96];
+    int n;
+} burst_t;
+
+typedef struct {
+    burst_t *b;
+    char c;
+} burst_key_t;
+
+static void burst_add(burst_t *b, char c)
+{
+    if (b->n < (int)sizeof b->seen - 1)
+        b->seen[b->n++] = c;
+}
+
+static void on_burst_round(void *ud, bool begin)
+{
+    burst_add(ud, begin ? 'b' : 'e');
+}
+
+static void on_burst_key(void *ud, int status, int64_t id)
+{
+    (void)id;
+    burst_key_t *k = ud;
+    ck_assert_int_eq(status, DB_OK);
+    burst_add(k->b, k->c);
+}
+
+static void on_burst_check(uv_check_t *h)
+{
+    burst_add(h->data, 't');
+}
+
+/* Appends n keys of game g (their digits, from 0), the journal's seqs
+ * from seq, and waits until all are committed and handed back to the
+ * loop, which has not run. */
+static void burst_append(fx_t *f, int64_t g, burst_t *b, burst_key_t *k, int n, int64_t seq)
+{
+    for (int i = 0; i < n; i++) {
+        k[i] = (burst_key_t){b, (char)('0' + i)};
+        db_journal_append(f->db, g, seq + i, (const uint8_t *)"k", 1, 5, on_burst_key, &k[i]);
+    }
+    ck_assert_int_eq(db_flush_sync(f->db), DB_OK);
+}
+
+/* A commit's answers past a turn's budget (here 3 answers) come over
+ * several turns, a round each, in their order; the loop runs its other
+ * handles between them and stays alive until the last; db_close delivers
+ * all that is left whatever the budget. */
+START_TEST(a_bursts_answers_come_a_budget_a_turn)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "burst"), 3);
+    burst_t b = {0};
+    burst_key_t k[10];
+    db_on_round(f.db, on_burst_round, &b);
+    db_test_deliver_budget(f.db, 3);
+    uv_check_t check;
+    uv_check_init(&f.loop, &check);
+    check.data = &b;
+    uv_check_start(&check, on_burst_check);
+    uv_unref((uv_handle_t *)&check); /* the db alone keeps the loop going */
+    burst_append(&f, g, &b, k, 10, 1);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_str_eq(b.seen, "b012etb345etb678etb9et");
+
+    b.n = 0;
+    memset(b.seen, 0, sizeof b.seen);
+    burst_append(&f, g, &b, k, 7, 11);
+    uv_close((uv_handle_t *)&check, NULL);
+    fx_close(&f); /* without the round hook */
+    ck_assert_str_eq(b.seen, "0123456");
+}
+END_TEST
+
 static int64_t file_size(const char *path, const char *suffix)
 {
     char p[200];
@@ -1873,6 +1953,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, a_key_goes_ahead_of_game_starts_queued_before_it);
     tcase_add_test(tc, a_commits_answers_come_as_one_round);
+    tcase_add_test(tc, a_bursts_answers_come_a_budget_a_turn);
     tcase_add_test(tc, wal_checkpointed_beside_the_writer);
     tcase_add_test(tc, checkpointer_woken_once_per_request);
     tcase_add_test(tc, two_loops_share_one_database);
