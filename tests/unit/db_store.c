@@ -2001,6 +2001,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, a_key_is_written_while_two_batches_are_held);
     tcase_add_test(tc, a_game_start_is_not_held_by_a_key_queued_after_it);
     tcase_add_test(tc, journal_append_times_kept);
+    tcase_add_test(tc, a_bursts_answers_come_a_budget_a_turn);
     tcase_add_test(tc, two_loops_share_one_database);
     tcase_add_test(tc, journal_order_and_duplicates);
     tcase_add_test(tc, snapshot_and_later_journal);
