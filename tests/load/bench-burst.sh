@@ -1,11 +1,12 @@
 #!/bin/bash
 # bench-burst — a burst of keys against two builds, in turns. Usage:
-#   tests/load/bench-burst.sh NEWBIN OLDBIN [N] [ROUNDS]
+#   tests/load/bench-burst.sh NEWBIN OLDBIN [N] [ROUNDS] [out]
 # Each round runs one daemon of each build (in turns, which first), pinned
 # to core 0 as bench-server.sh runs them, and `warren-load --in-step` with
 # N players (3000) on core 1: every player types the same key of its
 # pattern in the same second, so each second's keys come back as one
-# burst of commits. Prints a line per run: the build, the load average,
+# burst of commits (with "out", out of step: the usual load, to check the
+# rest did not get worse). Prints a line per run: the build, the load average,
 # the players' p50 and p99 (us), late keys, CPU per key, the daemon's
 # longest loop turn in the window and the most CPU a turn took (ms, its
 # turn meter: warren-admin health) and the turns of 50 ms or more its stall probe logged, with the
@@ -15,6 +16,8 @@ NEW=$(cd "$1" && pwd)
 OLD=$(cd "$2" && pwd)
 N=${3:-3000}
 ROUNDS=${4:-3}
+STEP=--in-step
+[ "${5:-}" = out ] && STEP=
 SECS=10
 TMP=$(mktemp -d)
 PID=
@@ -33,7 +36,7 @@ one() { # one BIN NAME: a daemon, a load run, a line
         --request-rate 0 2>"$log" &
     PID=$!
     for _ in $(seq 600); do grep -q "recovery done" "$log" 2>/dev/null && break; sleep 0.1; done
-    $PIN1 "$bin/warren-load" --port "$port" --n "$N" --seconds "$SECS" --in-step --pid "$PID" >"$TMP/out" &
+    $PIN1 "$bin/warren-load" --port "$port" --n "$N" --seconds "$SECS" $STEP --pid "$PID" >"$TMP/out" &
     local lpid=$!
     while kill -0 "$lpid" 2>/dev/null && ! grep -q '^# ramp-up' "$TMP/out" 2>/dev/null; do sleep 0.1; done
     "$bin/warren-admin" --control "$db.ctl" health >/dev/null 2>&1 # the meter goes on
