@@ -188,6 +188,7 @@ static int server_open(server_t *s)
         return log_error("content: cannot start the script vm"), -1;
     if (spawner_attach(s->spawner, s->loop) < 0)
         return log_error("spawner: cannot watch it on the loop"), -1;
+    hostcopy_attach(s);
     char want[DB_SECRET_HEX + 1], held[DB_SECRET_HEX + 1] = "";
     if (daily_open(s, want)) /* daily-secret's file, or the secret for the database */
         return -1;

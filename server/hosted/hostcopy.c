@@ -275,6 +275,7 @@ struct hostcopy {
 static void copy_now(hostcopy_t *hc);
 static void arm_head(server_t *srv);
 static void queue_tick(server_t *srv);
+static void queue_next(server_t *srv);
 
 static void on_closed(uv_handle_t *h)
 {
@@ -502,9 +503,10 @@ static void arm_head(server_t *srv)
     uv_timer_start(&hc->timer, on_timer, HOSTCOPY_RETRY_MS, 0);
 }
 
-/* A place may be free (a read answered): the waiting last copies asked
- * in turn, each leaving the queue once the spawner takes it, until one is
- * refused (it stays first). */
+/* A place may be free (the spawner answered a request or reported an
+ * exit: spawner_on_place): the waiting last copies asked in turn, each
+ * leaving the queue once the spawner takes it, until one is refused (it
+ * stays first). */
 static void queue_next(server_t *srv)
 {
     hostcopy_t *hc;
@@ -574,7 +576,6 @@ static void refused(hostcopy_t *hc, const char *err)
 static void on_read(int fd, const char *note, const char *err, void *ud)
 {
     hostcopy_t *hc = ud;
-    server_t *srv = hc->srv;
     hc->busy = false;
     size_t busy_n = strlen(SPAWNER_FILES_BUSY), over_n = strlen(SPAWNER_FILES_OVER);
     bool busy = err && !strncmp(err, SPAWNER_FILES_BUSY, busy_n);
@@ -617,8 +618,6 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
         hc->dirty = true;
         schedule(hc);
     }
-    if (!no_place) /* a place freed: waiting last copies take it first */
-        queue_next(srv);
 }
 
 /* Whether hc stands back for last copies waiting before it: a running
@@ -702,6 +701,17 @@ void hostcopy_changed(hostcopy_t *hc)
 bool hostcopy_over(const hostcopy_t *hc)
 {
     return hc && hc->over;
+}
+
+static void on_place(void *user)
+{
+    queue_next(user);
+}
+
+void hostcopy_attach(server_t *home)
+{
+    if (home->spawner)
+        spawner_on_place(home->spawner, on_place, home);
 }
 
 void hostcopy_after_last(server_t *home, void (*fn)(server_t *home))

@@ -19,9 +19,11 @@
  * copy at its end is never held back, nor dropped when the spawner has
  * no place for it (SPAWNER_FILES_FULL: many games ended at once), but
  * waits in turn: the last copies waiting are first in first out (one
- * queue a server), the first asked again whenever a read is answered (a
- * place freed) or, failing that, every HOSTCOPY_RETRY_MS, and a running
- * game's read takes no place while any waits; each is given up after
+ * queue a server), the first asked again whenever the spawner frees a
+ * place (an answer to any request of a player's files, rc file or
+ * xlogfile, a program's exit: spawner_on_place) or, failing that, every
+ * HOSTCOPY_RETRY_MS, and a running game's read takes no place while
+ * any waits; each is given up after
  * HOSTCOPY_RETRIES of those HOSTCOPY_RETRY_MS waiting (logged, counted:
  * hostcopies.given_up), the files left on this node's disk. A running game's read refused so is asked again
  * in turn (counted, hostcopies.refused, and logged once a game, with
@@ -92,6 +94,10 @@ bool hostcopy_over(const hostcopy_t *hc);
 /* The game is over here (its program ended, or its session goes): one
  * last copy, then hc frees itself. NULL is fine. */
 void hostcopy_end(hostcopy_t *hc);
+
+/* Home's spawner asks the last copies waiting for a place again as soon
+ * as one frees (spawner_on_place). */
+void hostcopy_attach(server_t *home);
 
 /* A clean stop (home, its hosted games hung up): fn(home) once every
  * game's last copy here is stored (queued to the writer) or given up; at

@@ -995,7 +995,7 @@ static bool job_start(spawnd_t *d, const spawnmsg_t *m, bool gate, uint64_t quie
     reply_failed(d, m->seq,
                  m->type == SPAWNMSG_FILES_READ
                      ? SPAWNER_FILES_FULL /* warrend asks a game's last copy again */
-                     : "many players' files are being read: try again in a moment");
+                     : SPAWNER_JOBS_FULL);
     return false;
 }
 

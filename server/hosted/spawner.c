@@ -90,6 +90,9 @@ struct spawner {
     int nexit, capexit;
     struct xlog_wait *xwait, **xwait_end; /* xlogfile reads waiting for a slot, oldest first */
     int nxwait;
+    bool freed;                   /* answers or exits freed a place since place_fn was called */
+    void (*place_fn)(void *user); /* spawner_on_place's; NULL: none */
+    void *place_user;
 };
 
 /* An xlogfile read that found every rc slot taken: sent once one frees,
@@ -314,6 +317,7 @@ static void deliver_queued(spawner_t *sp)
     while (sp->nexit) {
         exit_t e = sp->exits[0];
         memmove(sp->exits, sp->exits + 1, sizeof e * (size_t)--sp->nexit);
+        sp->freed |= !e.why; /* its process gone: a place at the spawner */
         watch_t *w = e.why ? watch_find(sp, e.pid) : NULL;
         if (w && w->stopped)
             w->stopped(e.pid, e.why, w->user);
@@ -321,6 +325,23 @@ static void deliver_queued(spawner_t *sp)
             deliver(sp, e.pid, e.status);
         free(e.why);
     }
+}
+
+/* Whether answers or exits delivered freed a place: spawner_on_place's
+ * fn, once. */
+static void places_freed(spawner_t *sp)
+{
+    if (!sp->freed)
+        return;
+    sp->freed = false;
+    if (sp->place_fn)
+        sp->place_fn(sp->place_user);
+}
+
+void spawner_on_place(spawner_t *sp, void (*fn)(void *user), void *user)
+{
+    sp->place_fn = fn;
+    sp->place_user = user;
 }
 
 /* Answers first: their callbacks watch the pids whose exits follow. */
@@ -331,6 +352,7 @@ static void on_later(uv_timer_t *t)
     deliver_answers(t->data);
     xlog_waiting_run(t->data, NULL);
     deliver_queued(t->data);
+    places_freed(t->data);
 }
 
 static void queue_exit(spawner_t *sp, pid_t pid, int status, char *why)
@@ -570,6 +592,12 @@ static void files_deliver(starting_t *one)
     one->files_fn(one->master, note, one->ok ? NULL : one->err, one->user);
 }
 
+/* Whether a request was answered that the spawner had no job for it. */
+static bool refused_for_place(const starting_t *st)
+{
+    return !st->ok && (!strcmp(st->err, SPAWNER_FILES_FULL) || !strcmp(st->err, SPAWNER_JOBS_FULL));
+}
+
 /* Each answered request to its callback, once (its slot is free first:
  * the callback may make or cancel others). */
 static void deliver_answers(spawner_t *sp)
@@ -580,6 +608,7 @@ static void deliver_answers(spawner_t *sp)
             continue;
         starting_t one = *st;
         starting_free(sp, st);
+        sp->freed |= one.kind != REQ_START && !refused_for_place(&one);
         if (one.kind == REQ_START)
             one.fn(one.master, one.pid, one.master >= 0 ? NULL : one.err, one.user);
         else if (KIND(one.kind) & FILES_KINDS)
@@ -685,6 +714,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
         unasked(sp, &m, &fd);
     deliver_answers(sp);
     deliver_queued(sp);
+    places_freed(sp);
 }
 
 int spawner_attach(spawner_t *sp, uv_loop_t *loop)
@@ -775,6 +805,7 @@ void spawner_stop(spawner_t *sp)
                 "the server is shutting down");
     deliver_answers(sp); /* now: their players are about to be sent off */
     xlog_waiting_run(sp, "the server is shutting down");
+    places_freed(sp);
 }
 
 /* An rc request of kind: sent now, its answer to fn later. */

@@ -99,6 +99,9 @@ _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is a
  * requests) wait already, or its answer when the spawner had no job for
  * it (jobs_max at work, a fork failed): ask again later. */
 #define SPAWNER_FILES_FULL "many players' files are being copied: later"
+/* The answer to another files, rc file or xlogfile request when the
+ * spawner had no job for it: try again later. */
+#define SPAWNER_JOBS_FULL  "many players' files are being read: try again in a moment"
 
 /* A read's answer (its err) that begins with this: the player's game
  * runs and something in its directory changed within the last
@@ -271,5 +274,12 @@ int spawner_files_read(spawner_t *sp, const char *game, const char *dir, spawner
                        void *user, char *err, size_t errlen);
 int spawner_files_write(spawner_t *sp, const char *game, const char *dir, int fd,
                         spawner_files_fn *fn, void *user, char *err, size_t errlen);
+
+/* fn(user) on the loop after answers or exits that freed a place for a
+ * request (an rc file, xlogfile or files request answered, unless
+ * refused for want of a place, SPAWNER_FILES_FULL or SPAWNER_JOBS_FULL;
+ * a program's exit), once a turn, after their callbacks: what waits for
+ * a place asks again then (hostcopy.c's last copies). NULL: none. */
+void spawner_on_place(spawner_t *sp, void (*fn)(void *user), void *user);
 
 #endif

@@ -814,3 +814,38 @@ def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
         assert time.time() - t < 30
         q.send("q")
         p.send("q")
+
+
+def stored_state(d, name):
+    rows = d.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
+                     "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'", name)
+    return bytes(rows[0][0]) if rows else None
+
+
+def test_a_place_freed_by_other_spawner_work_is_taken_by_a_waiting_last_copy(
+        bindir, tmp_path, clients):
+    """The spawner's one job (--test-jobs 1) held by a player's xlogfile
+    read (its child stopped) while another game ends: that game's last
+    copy waits for a place; the held read let go, its answer frees the
+    place and the waiting last copy is asked again at once and stored,
+    not at the queue's fallback timer (--test-copy-retries 1: the first
+    tick of that timer would give it up)."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, more=("--test-jobs", 1, "--test-copy-retries", 1),
+                          section="xlogfile = %d/xlog\nstart-timeout = 9\n")
+        holder, _, _ = saved(clients, a, "px", "h")
+        name, p, _ = saved(clients, a, "pw", "b")
+        measurer_started(a)
+        child = hold_next_child(spawner_of(a),
+                                lambda: os.kill(program_of(a, holder), signal.SIGKILL))
+        try:  # the holder's xlogfile read holds the one job
+            p.send("z")  # written; its reads refused meanwhile (no job)
+            p.wait_for("state: [bz]")
+            os.kill(program_of(a, name), signal.SIGKILL)
+            a.wait_log(rf"hosted files of user={name} game=saver: .*: its last copy asked again")
+        finally:
+            os.kill(child, signal.SIGCONT)
+        a.wait_log(rf"hosted files of user={name} game=saver: last copy stored")
+        copied(a, name, "save/state", b"bz")  # (the writer's queue)
+        log = a.log()
+        assert f"user={name} game=saver: last copy given up" not in log, log[-3000:]
