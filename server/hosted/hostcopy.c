@@ -19,6 +19,9 @@
 #include "session.h"
 #include "spawner.h"
 
+_Static_assert(sizeof(((db_hosted_file_t *)0)->path) > HOSTFILES_PATH_MAX,
+               "a path read is stored whole, never cut to another name");
+
 static bool copying(const server_t *srv, const gamecfg_t *g)
 {
     return lease_on(srv) && g->copy_bytes > 0 && srv->spawner;
@@ -270,7 +273,54 @@ struct hostcopy {
     uint64_t last;    /* when the last read began (ms) */
     uint64_t wait;    /* ms from then to the next: the last stored copy's budget */
     uint64_t sum;     /* the last stored bundle's checksum (0: none) */
+    uint64_t read_no; /* the last read asked: its number among the server's (hostcopies.asked) */
+    uint64_t newer;   /* the newest read whose copy another run of the game stored: its number */
+    bool twin;        /* another run of the player's game had copies here meanwhile */
 };
+
+/* Whether a copy of another run of the player's game, read after hc's
+ * last read was asked, was stored: hc's copy is older than what the
+ * database holds. Runs of one player's game overlap only when a new run
+ * starts while the last copy of the one before is on its way (twins):
+ * their copies are stored in the order they were read, so the database
+ * never goes back in time, and a copy dropped so is older than one
+ * stored (nothing lost). */
+static bool superseded(const hostcopy_t *hc)
+{
+    return hc->twin && hc->newer > hc->read_no;
+}
+
+/* hc stored the copy of its last read: its twins are told. */
+static void stored_by(hostcopy_t *hc)
+{
+    if (!hc->twin)
+        return;
+    LIST_EACH (it, &hc->srv->hostcopies.games) {
+        hostcopy_t *o = LIST_ITEM(it, hostcopy_t, line.node);
+        if (o != hc && o->user == hc->user && !strcmp(o->g->id, hc->g->id) &&
+            o->newer < hc->read_no)
+            o->newer = hc->read_no;
+    }
+}
+
+/* Another run of the player's game still copied here (its last copy on
+ * its way): hc and it are twins. */
+static void find_twin(hostcopy_t *hc)
+{
+    LIST_EACH (it, &hc->srv->hostcopies.games) {
+        hostcopy_t *o = LIST_ITEM(it, hostcopy_t, line.node);
+        if (o != hc && o->user == hc->user && !strcmp(o->g->id, hc->g->id))
+            o->twin = hc->twin = true;
+    }
+}
+
+/* A copy not stored: one of a newer run, read later, is. */
+static void drop_older(const hostcopy_t *hc)
+{
+    log_info("hosted files of user=%s game=%s: a copy not stored: its next run's, read after it, "
+             "is stored already",
+             hc->player, hc->g->id);
+}
 
 static void copy_now(hostcopy_t *hc);
 static void arm_head(server_t *srv);
@@ -393,6 +443,10 @@ static void store(hostcopy_t *hc, const void *p, size_t len)
     uint64_t sum = checksum(p, len);
     if (sum == hc->sum)
         return;
+    if (superseded(hc)) {
+        drop_older(hc);
+        return;
+    }
     hostfiles_reader_t r;
     hostfiles_file_t f;
     uint32_t n;
@@ -412,6 +466,7 @@ static void store(hostcopy_t *hc, const void *p, size_t len)
     if (rows && got >= 0) {
         hc->srv->hostcopies.stored++;
         put(hc, rows, k, (int64_t)len);
+        stored_by(hc);
         if (hc->ending)
             log_info("hosted files of user=%s game=%s: last copy stored (%zu bytes)", hc->player,
                      hc->g->id, len);
@@ -426,8 +481,13 @@ static void over_cap(hostcopy_t *hc, const char *err)
 {
     if (hc->over)
         return;
+    if (superseded(hc)) {
+        drop_older(hc);
+        return;
+    }
     hc->over = true;
     hc->sum = 0;
+    stored_by(hc);
     log_warn("hosted files over copy-max user=%s game=%s (%llu MB): %s: not copied", hc->player,
              hc->g->id, (unsigned long long)(hc->g->copy_bytes >> 20), err);
     put(hc, NULL, 0, -1);
@@ -646,7 +706,7 @@ static void copy_now(hostcopy_t *hc)
     hc->last = now_ms(hc->srv);
     if (spawner_files_read(hc->srv->spawner, hc->g->id, hc->dir, on_read, hc, err, sizeof err) ==
         0) {
-        hc->srv->hostcopies.asked++;
+        hc->read_no = ++hc->srv->hostcopies.asked;
         hc->busy = true;
         if (list_linked(&hc->queued)) { /* it waits no more: the next is first */
             list_remove(&hc->queued);
@@ -683,6 +743,7 @@ hostcopy_t *hostcopy_new(server_t *srv, int64_t game, int64_t user, const char *
     list_init(&hc->queued);
     hc->line = (peer_hosted_t){.game = game, .user = user, .player = hc->player, .g = g};
     list_push_back(&srv->hostcopies.games, &hc->line.node);
+    find_twin(hc);
     uv_timer_init(srv->loop, &hc->timer);
     hc->timer.data = hc;
     uv_unref((uv_handle_t *)&hc->timer);

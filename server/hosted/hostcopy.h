@@ -41,6 +41,11 @@
  * when another node holds it (wrote it last), its files are written into
  * the player's directory here first (spawner_files_write), so the program
  * finds its save (or its level files, as after a crash on one machine).
+ * A new run on the node that ran the one before may start while that
+ * run's last copy is on its way (waiting for a place, or its read not
+ * answered yet): the copies of both are stored in the order they were
+ * read, one read before a stored copy of the other run's is dropped
+ * (logged), so the database never goes back to older files.
  * When the game still runs on another live node (its heartbeat names it:
  * until its last copy there is stored or given up, the program ended or
  * not), or its files were over copy-max there, or were read there as other ids

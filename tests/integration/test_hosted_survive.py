@@ -10,19 +10,24 @@ directory: a link and a FIFO are never copied (logged), files over
 copy-max are not copied at all (logged, the set marked), and the player who
 comes back on another node is told instead of starting a new game."""
 import contextlib
+import ctypes
 import os
+import platform
 import pwd
 import re
 import shutil
 import signal
+import struct
 import time
 
 import pytest
 
 from harness import ON_PG, SANITIZER_WORDS, admin, unique_name
 from nodeset import Nodes
-from test_hosted import (for_games, hold_next_child, open_to_games, playground, settle,
-                         spawner_of, start_nethack, toy_copy)
+from test_hosted import (PTRACE_CONT, PTRACE_DETACH, PTRACE_EVENT_FORK, PTRACE_GETEVENTMSG,
+                         PTRACE_O_TRACEFORK, PTRACE_SEIZE, WALL, for_games, hold_next_child,
+                         open_to_games, playground, ptrace, settle, spawner_of, start_nethack,
+                         toy_copy)
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 TTL_MS = 3000  # a dead node's heartbeat lapses within seconds
@@ -816,11 +821,108 @@ def test_a_directory_of_too_many_entries_is_over_copy_max_and_not_walked_whole(
         p.send("q")
 
 
+PTRACE_SYSCALL, PTRACE_SETOPTIONS, PTRACE_GET_SYSCALL_INFO = 24, 0x4200, 0x420e
+PTRACE_O_TRACESYSGOOD, SYSCALL_ENTRY = 1, 1
+SENDTO = {"x86_64": 44, "aarch64": 206}.get(platform.machine())
+
+
+def at_sendto(pid):
+    """pid stopped at a syscall: the first byte it is about to send
+    (sendto's entry), else None."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    info = ctypes.create_string_buffer(88)
+    if libc.ptrace(PTRACE_GET_SYSCALL_INFO, pid, ctypes.c_void_p(88), info) < 24 + 8 * 3:
+        return None
+    nr, _, buf = struct.unpack_from("<3Q", info.raw, 24)
+    if info.raw[0] != SYSCALL_ENTRY or nr != SENDTO:
+        return None
+    with open(f"/proc/{pid}/mem", "rb") as mem:
+        mem.seek(buf)
+        return mem.read(1)[0]
+
+
+def held_at_report(child):
+    """child (traced, at its first stop) run on to the report it sends
+    its spawner: held there when it is a read's that worked (its first
+    byte 1: files read, not yet answered), True; else let go, False."""
+    ptrace(PTRACE_SETOPTIONS, child, PTRACE_O_TRACESYSGOOD)
+    sig = 0
+    while True:
+        ptrace(PTRACE_SYSCALL, child, sig)
+        _, st = os.waitpid(child, WALL)
+        if not os.WIFSTOPPED(st):
+            return False
+        stop = os.WSTOPSIG(st)
+        sig = 0 if stop in (signal.SIGTRAP, signal.SIGTRAP | 0x80, signal.SIGSTOP) else stop
+        first = at_sendto(child) if stop == signal.SIGTRAP | 0x80 else None
+        if first is not None:
+            if first != 1:
+                ptrace(PTRACE_DETACH, child)
+            return first == 1
+
+
+def hold_next_copy(spawner, start):
+    """The spawner's next child whose read of a player's files worked,
+    held stopped once it read them, before it reports (its copy answered
+    late, as a slow disk's); the children before it go on. start() makes
+    the request. Returns the child, traced: PTRACE_DETACH lets it go."""
+    assert SENDTO, platform.machine()
+    ptrace(PTRACE_SEIZE, spawner, PTRACE_O_TRACEFORK)
+    start()
+    while True:
+        _, st = os.waitpid(spawner, WALL)
+        if st >> 8 != signal.SIGTRAP | PTRACE_EVENT_FORK << 8:
+            ptrace(PTRACE_CONT, spawner, os.WSTOPSIG(st) if os.WIFSTOPPED(st) else 0)
+            continue
+        msg = ctypes.c_ulong()
+        ptrace(PTRACE_GETEVENTMSG, spawner, ctypes.addressof(msg))
+        os.waitpid(msg.value, WALL)  # its first stop, traced
+        if held_at_report(msg.value):
+            ptrace(PTRACE_DETACH, spawner)
+            return msg.value
+        ptrace(PTRACE_CONT, spawner, 0)
+
+
 def stored_state(d, name):
     rows = d.db_rows("SELECT f.data FROM hosted_files f JOIN users u ON u.id = f.user "
                      "WHERE u.name = ? AND f.game = 'saver' AND f.path = 'save/state'", name)
     return bytes(rows[0][0]) if rows else None
 
+
+def test_a_copy_of_the_run_before_never_lands_on_the_new_runs(bindir, tmp_path, clients):
+    """The player quits and starts the same game again at once while the
+    last copy of the run before has read its files but is not stored yet
+    (its read held before it reports, as on a slow disk). The new run
+    plays, its copies are stored; the older copy, answered after them, is
+    not stored over them (logged): the database ends with the newest
+    run's files, never goes back to older ones."""
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = start_pair(nodes, tmp_path, section="start-timeout = 9\n")  # the held read's
+        name, p, _ = saved(clients, a, "hn", "abc")
+        measurer_started(a)
+        child = hold_next_copy(spawner_of(a), lambda: p.send("dq"))  # the last copy: abcd
+        try:
+            a.wait_log(rf"program exited user={name} game=saver")
+            q = play(clients, a, name)  # at once
+            q.wait_for("restored: [abcd]")
+            q.send("e")
+            q.wait_for("state: [abcde]")
+            q.send("q")
+            a.wait_log(rf"hosted files of user={name} game=saver: last copy stored")
+            assert stored_state(a, name) == b"abcde"
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                ptrace(PTRACE_DETACH, child)
+        # the older copy answered: stored (the database back to abcd) or not
+        a.wait_log(rf"hosted files of user={name} game=saver: (last copy stored|a copy not "
+                   "stored)")
+        time.sleep(0.5)  # (the writer's queue)
+        assert stored_state(a, name) == b"abcde", "the run before's copy over the newest"
+        log = a.log()
+        assert re.search(rf"hosted files of user={name} game=saver: a copy not stored: its next "
+                         "run's, read after it, is stored already", log), log[-3000:]
+        assert "given up" not in log, log[-3000:]
 
 def test_a_place_freed_by_other_spawner_work_is_taken_by_a_waiting_last_copy(
         bindir, tmp_path, clients):
