@@ -100,6 +100,20 @@ static void box_spawner(box_t *b, const gamecfg_list_t *games)
     ck_assert_msg((b->sp = spawner_start(&sc, err, sizeof err)) != NULL, "%s", err);
 }
 
+/* The box's spawner with jobs jobs at most (spawner.h: SPAWNER_RC_MAX
+ * in service). */
+static void box_spawner_jobs(box_t *b, int jobs)
+{
+    spawner_cfg_t sc;
+    char gdir[128], err[256];
+    snprintf(gdir, sizeof gdir, "%s/games", b->dir);
+    ck_assert_msg(spawner_config(&sc, &b->games, "warren-games", gdir, getuid(), getgid(), err,
+                                 sizeof err) == 0,
+                  "%s", err);
+    sc.jobs_max = jobs;
+    ck_assert_msg((b->sp = spawner_start(&sc, err, sizeof err)) != NULL, "%s", err);
+}
+
 /* The box's directory, ptytoy and config; no spawner yet. */
 static box_t *box_make(void)
 {
@@ -601,6 +615,14 @@ static void on_rc(const char *text, size_t len, const char *err, void *user)
     snprintf(g->text, sizeof g->text, "%.*s", (int)len, text);
 }
 
+static void on_files_got(int fd, const char *note, const char *err, void *user)
+{
+    (void)note;
+    if (fd >= 0)
+        close(fd);
+    on_rc("", 0, err, user);
+}
+
 static bool rc_all_answered(void *arg)
 {
     rc_got_t *g = arg;
@@ -654,6 +676,46 @@ START_TEST(rc_files_wait_for_the_spawner_up_to_the_cap)
     ck_assert_int_eq(spawner_rc_load(BOX.sp, "rc", "ann", on_rc, &read, err, sizeof err), 0);
     ck_assert(run_until(&loop, rc_answered, &read, 10000));
     ck_assert_str_eq(read.text, "OPTIONS=time\n");
+    loop_done(&loop);
+}
+END_TEST
+
+static void on_place(void *user)
+{
+    (*(int *)user)++;
+}
+
+/* spawner_on_place: not told of requests refused for want of a job (the
+ * spawner given none here), so what waits for a place is not asked again
+ * in a loop; told once a program's exit freed a process. */
+START_TEST(a_place_freed_is_told_a_refusal_is_not)
+{
+    static rc_got_t got[2];
+    uv_loop_t loop;
+    box_t *b = box_make();
+    gamecfg_list_free(&b->games);
+    box_config(b, "[game rc]\ncommand = /bin/true\nrcfile = %d/rc\n");
+    box_spawner_jobs(b, 0);
+    loop_start(&loop);
+    int places = 0;
+    spawner_on_place(BOX.sp, on_place, &places);
+    char err[256];
+    memset(got, 0, sizeof got);
+    ck_assert_int_eq(spawner_rc_load(BOX.sp, "rc", "ann", on_rc, &got[0], err, sizeof err), 0);
+    ck_assert(run_until(&loop, rc_answered, &got[0], 10000));
+    ck_assert_str_eq(got[0].err, SPAWNER_JOBS_FULL);
+    ck_assert_int_eq(
+        spawner_files_read(BOX.sp, "rc", "ann", on_files_got, &got[1], err, sizeof err), 0);
+    ck_assert(run_until(&loop, rc_answered, &got[1], 10000));
+    ck_assert_str_eq(got[1].err, SPAWNER_FILES_FULL);
+    run_until(&loop, never, NULL, 100);
+    ck_assert_int_eq(places, 0);
+    toy_spec_t spec;
+    toy_t t;
+    toy_start(&t, &loop, toy_spec(&spec, "exit7"));
+    ck_assert(run_until(&loop, toy_exited, &t, 10000));
+    ck_assert_int_eq(places, 1);
+    toy_finish(&t);
     loop_done(&loop);
 }
 END_TEST
@@ -1475,6 +1537,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, a_start_past_its_deadline_is_killed_and_answered);
     tcase_add_test(t, a_start_under_way_when_warrend_goes_is_hung_up);
     tcase_add_test(t, rc_files_wait_for_the_spawner_up_to_the_cap);
+    tcase_add_test(t, a_place_freed_is_told_a_refusal_is_not);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
     tcase_add_test(t, ignoring_sighup_gets_sigkill);
