@@ -593,12 +593,16 @@ def test_last_copies_waiting_for_a_place_are_stored_in_the_order_games_ended(
         h.send("1", settle=False)
         a.wait_log(rf"hosted files of user={holder} game=saver put off")  # it runs, is read
         names = [unique_name(f"q{i}x") for i in range(3)]  # (4 games an address)
-        players = [play(clients, a, name, register=True) for name in names]
-        for p in players:
-            p.wait_for(re.compile(r"churn [1-9]\d*"))
+        players = [clients(a.port, cols=100, rows=30) for _ in names]
+        for p, name in zip(players, names):
+            p.register(name)  # at the menu: the holder's is the one game read
         measurer_started(a)
         child = hold_next_child(spawner_of(a), lambda: None)  # the holder's next read
         try:
+            for p in players:  # started with the one place held (the read's 8 s)
+                p.send("1", settle=False)
+            for p in players:
+                p.wait_for(re.compile(r"churn [1-9]\d*"))
             for i, name in enumerate(names):
                 os.kill(program_of(a, name), signal.SIGKILL)
                 a.wait_log(rf"user={name} game=saver: .*: its last copy asked again")
