@@ -190,32 +190,76 @@ bool moderation_unmute(moderation_t *m, int64_t user)
     return false;
 }
 
-int moderation_deleting_mark(server_t *home, int64_t user)
+/* now on a monotonic clock, in ms: a mark's expiry is never stepped. */
+static int64_t mono_ms(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool mark_live(const server_t *home, int i, int64_t now)
+{
+    int64_t until = atomic_load(&home->deleting_until[i]);
+    return until == 0 || until > now;
+}
+
+int moderation_deleting_mark_until(server_t *home, int64_t user, int64_t until)
+{
+    int64_t now = mono_ms();
     for (int i = 0; i < SERVER_DELETING_MAX; i++) {
-        int64_t free_slot = 0;
-        if (atomic_compare_exchange_strong(&home->deleting[i], &free_slot, user))
-            return 0;
+        if (atomic_load(&home->deleting[i]) && mark_live(home, i, now))
+            continue;
+        atomic_store(&home->deleting[i], 0); /* an expired mark: its slot taken */
+        atomic_store(&home->deleting_until[i], until);
+        atomic_store(&home->deleting[i], user);
+        return 0;
     }
     return -1;
 }
 
+int moderation_deleting_mark(server_t *home, int64_t user)
+{
+    return moderation_deleting_mark_until(home, user, 0);
+}
+
+int moderation_deleting_mark_for(server_t *home, int64_t user, int64_t ms)
+{
+    return moderation_deleting_mark_until(home, user, mono_ms() + (ms > 0 ? ms : 1));
+}
+
 void moderation_deleting_clear(server_t *home, int64_t user)
 {
-    for (int i = 0; i < SERVER_DELETING_MAX; i++) {
-        int64_t marked = user;
-        if (atomic_compare_exchange_strong(&home->deleting[i], &marked, 0))
+    for (int i = 0; i < SERVER_DELETING_MAX; i++)
+        if (atomic_load(&home->deleting[i]) == user) {
+            atomic_store(&home->deleting[i], 0);
             return;
-    }
+        }
 }
 
 bool moderation_deleting(const server_t *s, int64_t user)
 {
     server_t *home = shard_at(s, 0);
-    for (int i = 0; user > 0 && i < SERVER_DELETING_MAX; i++)
-        if (atomic_load(&home->deleting[i]) == user)
+    int64_t now = 0;
+    for (int i = 0; user > 0 && i < SERVER_DELETING_MAX; i++) {
+        if (atomic_load(&home->deleting[i]) != user)
+            continue;
+        if (!now)
+            now = mono_ms();
+        if (mark_live(home, i, now))
             return true;
+    }
     return false;
+}
+
+void moderation_deleting_elsewhere(server_t *home, const char *to, int64_t a, int64_t b)
+{
+    (void)to;
+    moderation_deleting_clear(home, a); /* one mark an account, however many events */
+    if (b && moderation_deleting_mark_for(home, a, MOD_DELETING_MARK_MS) < 0)
+        log_warn("account %lld being deleted at another node: not marked here (%d deletes "
+                 "under way at once)",
+                 (long long)a, SERVER_DELETING_MAX);
 }
 
 bool moderation_muted(const moderation_t *m, int64_t user, int64_t now)

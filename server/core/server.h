@@ -66,6 +66,7 @@ struct server {
     /* home: accounts being deleted (0: a free slot), read by every loop
      * (moderation.h: moderation_deleting) */
     _Atomic int64_t deleting[SERVER_DELETING_MAX];
+    _Atomic int64_t deleting_until[SERVER_DELETING_MAX]; /* its end, monotonic ms; 0: none */
     struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
     int64_t
         hosted_ids; /* home: hosted games' ids given so far without a shared database (hostgame.c) */

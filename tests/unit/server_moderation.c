@@ -1,6 +1,7 @@
 /* Unit tests: server/moderation — networks, bans, mutes and durations. */
 #include <check.h>
 #include <string.h>
+#include <time.h>
 #include "moderation.h"
 #include "server.h"
 
@@ -117,6 +118,30 @@ START_TEST(deletes_marked_up_to_their_cap)
 }
 END_TEST
 
+/* A mark from another node's delete lasts its ms, then is no mark and its
+ * slot is free (a node that stopped mid-delete leaves nobody stuck); an
+ * event for it again is one mark; one cleared early is gone at once. */
+START_TEST(another_nodes_delete_mark_expires)
+{
+    static server_t home;
+    memset(&home, 0, sizeof home);
+    for (int i = 1; i < SERVER_DELETING_MAX; i++)
+        ck_assert_int_eq(moderation_deleting_mark(&home, i), 0);
+    ck_assert_int_eq(moderation_deleting_mark_for(&home, 500, 30), 0);
+    ck_assert(moderation_deleting(&home, 500));
+    ck_assert_int_eq(moderation_deleting_mark_for(&home, 501, 60000), -1); /* full */
+    struct timespec nap = {0, 60 * 1000000};
+    nanosleep(&nap, NULL);
+    ck_assert(!moderation_deleting(&home, 500));
+    ck_assert_int_eq(moderation_deleting_mark_for(&home, 501, 60000), 0); /* its slot */
+    ck_assert(moderation_deleting(&home, 501));
+    moderation_deleting_elsewhere(&home, "*", 501, 1); /* heard twice: one mark */
+    moderation_deleting_elsewhere(&home, "*", 501, 0);
+    ck_assert(!moderation_deleting(&home, 501));
+    ck_assert(moderation_deleting(&home, 1));
+}
+END_TEST
+
 Suite *suite_server_moderation(void)
 {
     Suite *s = suite_create("server_moderation");
@@ -126,6 +151,7 @@ Suite *suite_server_moderation(void)
     tcase_add_test(t, bans_match_their_network_until_they_end);
     tcase_add_test(t, mutes_and_durations);
     tcase_add_test(t, deletes_marked_up_to_their_cap);
+    tcase_add_test(t, another_nodes_delete_mark_expires);
     suite_add_tcase(s, t);
     return s;
 }
