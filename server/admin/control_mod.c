@@ -13,6 +13,7 @@
 #include "menu.h"
 #include "moderation.h"
 #include "nodeend.h"
+#include "notify.h"
 #include "session.h"
 #include "shard.h"
 #include "webgw.h"
@@ -335,7 +336,7 @@ static void on_end_holder(void *ud, int status, const char *node, size_t len)
         return ctl_unref(c);
     }
     snprintf(c->end_node, sizeof c->end_node, "%s", node);
-    nodeend_ask(c->srv, c->end_node, c->game, c->user_id, ended_there, c);
+    nodeend_ask(c->srv, c->end_node, c->game, c->user_id, false, ended_there, c);
 }
 
 static void on_end_live(void *ud, int status, const db_game_t *g)
@@ -389,9 +390,18 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
     (void)n, (void)game;
     moderation_deleting_clear(c->srv, c->user_id);
     moderation_send_off_nodes(c->srv, c->user_id, MOD_DELETED, NULL);
+    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, 0); /* after: nobody plays meanwhile */
     buf_printf(&c->out, "deleted %s and every game of it; its game name %s is retired\n", c->name,
                c->game_name);
     ctl_finish(c, NULL);
+}
+
+/* A delete that goes no further: its games may be played again, here
+ * and at the other nodes. */
+static void delete_unmark(ctl_t *c)
+{
+    moderation_deleting_clear(c->srv, c->user_id);
+    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, 0);
 }
 
 /* Only a delete stored sends anyone off: a refused one (the database
@@ -401,7 +411,7 @@ static void on_deleted(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
     if (status != DB_OK) {
-        moderation_deleting_clear(c->srv, c->user_id);
+        delete_unmark(c);
         return on_written(ud, status, id); /* the error, and its reference */
     }
     log_info("admin: delete user=%s", c->name);
@@ -437,12 +447,10 @@ static void on_delete_held(uv_timer_t *t)
     delete_rows(c);
 }
 
-/* Its game saved and closed on every loop (its saves queued before the
- * rows go), its player left at the menu, where no game of it starts
- * while it is marked (moderation_deleting); then the rows go. */
-static void delete_saved(ctl_t *c, int n, int64_t game)
+/* Its game closed here and at the node holding its lease: the rows go,
+ * after test-delete-hold. */
+static void delete_closed(ctl_t *c)
 {
-    (void)n, (void)game;
     int hold = c->srv->cfg.test_delete_hold;
     delete_hold_t *h = hold > 0 ? malloc(sizeof *h) : NULL;
     if (!h)
@@ -453,6 +461,68 @@ static void delete_saved(ctl_t *c, int n, int64_t game)
     uv_timer_start(&h->t, on_delete_held, (uint64_t)hold, 0);
 }
 
+/* Nothing deleted: the error, and the request's reference. */
+static void delete_refused(ctl_t *c, const char *why)
+{
+    delete_unmark(c);
+    ctl_finish(c, why);
+    ctl_unref(c);
+}
+
+/* The lease's holder closed the game (saved), or no longer had it. */
+static void closed_there(void *ud, nodeend_result_t result)
+{
+    ctl_t *c = ud;
+    if (result == NODEEND_ENDED || result == NODEEND_NONE) {
+        log_info("delete user=%s: game=%lld %s at node %s", c->name, (long long)c->game,
+                 result == NODEEND_ENDED ? "closed" : "not found", c->end_node);
+        return delete_closed(c);
+    }
+    char why[400];
+    snprintf(why, sizeof why,
+             "node %s %s game %lld of %s; nothing deleted (try again, or once that node "
+             "stopped and its lease lapsed)",
+             c->end_node, result == NODEEND_SILENT ? "did not answer the close of" : "runs",
+             (long long)c->game, c->name);
+    delete_refused(c, why);
+}
+
+static void on_delete_holder(void *ud, int status, const char *node, size_t len)
+{
+    ctl_t *c = ud;
+    if (status == DB_ENOTFOUND || (status == DB_OK && strcmp(node, c->srv->cfg.node) == 0))
+        return delete_closed(c); /* no node holds it (a lapsed one's writes are refused) */
+    if (status != DB_OK || len >= sizeof c->end_node)
+        return delete_refused(c, status != DB_OK ? db_msg(c->srv, status) : "bad node name");
+    snprintf(c->end_node, sizeof c->end_node, "%s", node);
+    nodeend_ask(c->srv, c->end_node, c->game, c->user_id, true, closed_there, c);
+}
+
+static void on_delete_live(void *ud, int status, const db_game_t *g)
+{
+    ctl_t *c = ud;
+    if (status == DB_ENOTFOUND)
+        return delete_closed(c);
+    if (status != DB_OK)
+        return delete_refused(c, db_msg(c->srv, status));
+    c->game = g->id;
+    db_lease_holder(c->srv->db, g->id, on_delete_holder, c);
+}
+
+/* Its game saved and closed on every loop (its saves queued before the
+ * rows go), its player left at the menu, where no game of it starts
+ * while it is marked (moderation_deleting, here and at every node); a
+ * game of it another node runs is closed there (its lease's holder
+ * asked, NOTIFY_CLOSE); then the rows go. A node holding it that does
+ * not answer: nothing deleted, said. */
+static void delete_saved(ctl_t *c, int n, int64_t game)
+{
+    (void)n;
+    if (game || !lease_on(c->srv))
+        return delete_closed(c);
+    db_game_live_of_user(c->srv->db, c->user_id, on_delete_live, c);
+}
+
 static void delete_user(ctl_t *c, const db_user_t *u)
 {
     /* c->user_id and c->name are its; the lookup's reference goes on */
@@ -461,6 +531,7 @@ static void delete_user(ctl_t *c, const db_user_t *u)
         ctl_finish(c, "too many deletes under way at once: try again in a moment");
         return ctl_unref(c);
     }
+    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, 1); /* before any close it asks */
     ctl_sweep(c, SWEEP_NONE, GAME_CLOSE, "The administrator saved and closed your game.", false,
               delete_saved);
 }

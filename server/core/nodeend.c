@@ -7,6 +7,7 @@
 #include "list.h"
 #include "log.h"
 #include "server.h"
+#include "db.h"
 #include "session.h"
 #include "shard.h"
 
@@ -52,8 +53,8 @@ static struct nodeends *ends_of(server_t *home)
     return home->lease.ends;
 }
 
-void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, nodeend_cb cb,
-                 void *ud)
+void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, bool close,
+                 nodeend_cb cb, void *ud)
 {
     struct nodeends *e = home->lease.notify ? ends_of(home) : NULL; /* stopped: none */
     wait_t *w = e ? calloc(1, sizeof *w) : NULL;
@@ -68,8 +69,9 @@ void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, n
     w->timer.data = w;
     list_push_back(&e->waits, &w->node);
     uv_timer_start(&w->timer, on_silent, NODEEND_WAIT_MS, 0);
-    log_info("admin: end game=%lld asked of node %s", (long long)game, node);
-    notify_send(home, NOTIFY_END, node, game, user);
+    log_info("admin: %s game=%lld asked of node %s", close ? "close" : "end", (long long)game,
+             node);
+    notify_send(home, close ? NOTIFY_CLOSE : NOTIFY_END, node, game, user);
 }
 
 void nodeend_answered(server_t *home, const notify_event_t *ev)
@@ -87,6 +89,7 @@ void nodeend_answered(server_t *home, const notify_event_t *ev)
 /* A request on the loop of the game's account. */
 typedef struct {
     int64_t game, user;
+    bool close; /* saved and closed (its account deleted), not abandoned */
     char from[64];
 } asked_t;
 
@@ -95,11 +98,15 @@ static void end_on_loop(server_t *k, void *ud)
     asked_t *q = ud;
     session_t *s = session_find_game(k, q->game);
     int64_t id = 0;
-    if (s && !s->mirror && !s->ended && s->user_id == q->user)
+    if (s && !s->mirror && !s->ended && s->user_id == q->user && q->close)
+        id = session_close_user(k, q->user, "The administrator saved and closed your game.");
+    else if (s && !s->mirror && !s->ended && s->user_id == q->user)
         id = session_abandon_user(k, q->user, "abandoned: ended by the administrator",
                                   "The game was ended by the administrator.");
-    log_info("end of game=%lld asked by node %s: %s", (long long)q->game, q->from,
-             id == q->game ? "ended" : "no such game here");
+    if (id)
+        db_flush(k->db); /* its save before the answer */
+    log_info("%s of game=%lld asked by node %s: %s", q->close ? "close" : "end", (long long)q->game,
+             q->from, id == q->game ? "ended" : "no such game here");
     notify_send(k, NOTIFY_ENDED, q->from, q->game, id == q->game); /* after its end's rows */
     free(q);
 }
@@ -110,7 +117,7 @@ void nodeend_asked(server_t *home, const notify_event_t *ev)
     if (!q)
         return log_error("end of game=%lld asked by node %s: out of memory", (long long)ev->a,
                          ev->from);
-    *q = (asked_t){.game = ev->a, .user = ev->b};
+    *q = (asked_t){.game = ev->a, .user = ev->b, .close = strcmp(ev->kind, NOTIFY_CLOSE) == 0};
     snprintf(q->from, sizeof q->from, "%s", ev->from);
     if (shard_post(shard_of_user(home, ev->b), end_on_loop, q) != 0)
         free(q); /* stopping: the asker hears nothing and says so */

@@ -9,6 +9,7 @@
  * nodeend_stop. Home loop only. */
 #ifndef WARREN_NODEEND_H
 #define WARREN_NODEEND_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "notify.h"
 
@@ -24,10 +25,13 @@ typedef enum {
 /* cb(ud, result) once, on home, after the answer (inside this call only
  * when it cannot ask: the listener stopped, or out of memory). */
 typedef void (*nodeend_cb)(void *ud, nodeend_result_t result);
-/* Asks node to end game, user's live game there. */
-void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, nodeend_cb cb,
-                 void *ud);
-/* notify.c's handlers: another node asks this one (NOTIFY_END), or
+/* Asks node to end game, user's live game there: as abandoned, or when
+ * close (NOTIFY_CLOSE: its account is being deleted) saved and closed,
+ * its player told so and left at the menu. */
+void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, bool close,
+                 nodeend_cb cb, void *ud);
+/* notify.c's handlers: another node asks this one (NOTIFY_END,
+ * NOTIFY_CLOSE), or
  * answers (NOTIFY_ENDED). */
 void nodeend_asked(server_t *home, const notify_event_t *ev);
 void nodeend_answered(server_t *home, const notify_event_t *ev);

@@ -99,6 +99,10 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 #define NOTIFY_CHAT_ASK  "chatask" /* a node listening again asks which games have chat off */
 #define NOTIFY_END       "end"     /* a: game, b: account; the administrator ends it (nodeend.h) */
 #define NOTIFY_ENDED     "ended"   /* a: game asked of, b: 1 ended, 0 no such game here */
+/* a: game, b: account; the account is deleted: its game saved and closed
+ * (nodeend.h), answered NOTIFY_ENDED */
+#define NOTIFY_CLOSE     "close"
+#define NOTIFY_DELETING  "deleting" /* a: account, b: 1 being deleted, 0 no more (moderation.h) */
 /* Web logins ended at another node (hooks.h's logins_ended); a login's
  * key is its session's (webgw_login_key), never the cookie nor its hash. */
 #define NOTIFY_LOGOUT    "logout" /* b: the key of a login that logged out */
@@ -203,7 +207,7 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
  * the log), and writes them again once the database takes one (tried on
  * the loop's second tick, notify_retry), each while it still means
  * something: an event kept longer than its kind's age limit (notify.c's
- * KINDS: a chat line 15 s, a kick, lock, delete or rename 60 s, an end
+ * KINDS: a chat line 15 s, a kick, lock, delete, deleting or rename 60 s, an end or close
  * while its asker waits, a change to read again 10 min) is dropped
  * unwritten, the count said in one line. A takeover's request is not kept: its sender asks again
  * while it waits, and a late one could take a game from a player back

@@ -26,6 +26,12 @@ START_TEST(events_read_whole)
     ck_assert_int_eq(notify_parse("mail * a 7 0", &ev), 0);
     ck_assert_int_eq(notify_parse("end b a 7 3", &ev), 0);
     ck_assert_int_eq(notify_parse("ended a b 7 1", &ev), 0);
+    /* an account's delete: marked at every node, its game closed where it runs */
+    ck_assert_int_eq(notify_parse("close b a 7 3", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_CLOSE);
+    ck_assert_int_eq(notify_parse("deleting * a 3 1", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_DELETING);
+    ck_assert_int_eq(ev.b, 1);
     ck_assert_int_eq(notify_parse("chatask * b 0 0", &ev), 0);
     ck_assert_str_eq(ev.kind, NOTIFY_CHAT_ASK);
     ck_assert_int_eq(ev.text_len, 0);

@@ -1,0 +1,109 @@
+"""An account deleted at one node while it plays at another: two warrend
+daemons on one PostgreSQL schema (WARREN_DB=pg only). Node a marks the
+account as being deleted at every node (a "deleting" event), has the
+node holding its game's lease save and close it (a "close" event,
+answered), and only then deletes its rows: the player at b is told the
+account was deleted, nothing of it is written after its rows go, and a
+player at b's menu meanwhile is refused with the delete's words
+(server/admin/control_mod.c, server/core/nodeend.c)."""
+import signal
+import threading
+
+import pytest
+
+from harness import ON_PG, admin, admin_rc, new_game
+from test_watch_nodes import pair, pair_of  # noqa: F401
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+CLOSED = "The administrator saved and closed your game."
+DELETING = "This account is being deleted."
+DELETED = "This account has been deleted."
+
+
+def rows_of(d, name, gid):
+    """The account's rows left: users, games, journal, snapshots."""
+    return [d.db_rows(sql, arg)[0][0] for sql, arg in (
+        ("SELECT count(*) FROM users WHERE name = ?", name),
+        ("SELECT count(*) FROM games WHERE id = ?", gid),
+        ("SELECT count(*) FROM journal WHERE game = ?", gid),
+        ("SELECT count(*) FROM snapshots WHERE game = ?", gid))]
+
+
+def test_a_delete_closes_the_game_another_node_runs_before_its_rows_go(pair, clients, bindir):
+    """A game running at b, its account deleted at a: b saves and closes
+    it when a asks (its lease's holder), then a deletes the rows; b's
+    player is told the account was deleted, never that the game runs on
+    another server, and neither node logs an error, stopping included."""
+    a, b = pair
+    t = clients(b.port).connected()
+    gid, _ = new_game(b, t, "Dee")
+    t.play_keys("lll")
+    out = admin(bindir, a, "delete", "dee", "--yes")
+    assert "deleted Dee" in out, out
+    t.wait_for(DELETED)
+    t.wait_exit()
+    assert b"another server" not in t.raw, t.raw[-500:]
+    assert rows_of(a, "Dee", gid) == [0, 0, 0, 0]
+    b.stop_clean()
+    a.stop_clean()
+    for d in (a, b):
+        assert " ERROR " not in d.log(), d.log()[-3000:]
+    assert f"admin: close game={gid} asked of node b" in a.log()
+    assert f"close of game={gid} asked by node a: ended" in b.log()
+
+
+def test_a_player_at_another_nodes_menu_is_refused_while_the_account_is_deleted(
+        pair_of, clients, bindir):
+    """An account at b's menu (its game saved there) is deleted at a, its
+    rows' delete held three seconds: p at b meanwhile is refused with the
+    delete's words, no game of it starts there, and once the rows are gone
+    b sends it off."""
+    a, b = pair_of(a_extra=["--test-delete-hold", "3000"])
+    t = clients(b.port).connected()
+    gid, _ = new_game(b, t, "Fay")
+    t.play_keys("ll")
+    done = {}
+    deleting = threading.Thread(target=lambda: done.update(
+        r=admin_rc(bindir, a, "delete", "fay", "--yes")))
+    deleting.start()
+    a.wait_log(r"delete user=Fay: its rows held 3000 ms", timeout=20)
+    t.wait_for(CLOSED)
+    t.send(" ")
+    t.wait_for("Logged in as Fay")
+    t.send("p")
+    t.wait_for(DELETING)
+    deleting.join(30)
+    code, out, err = done["r"]
+    assert code == 0 and "deleted Fay" in out, (out, err)
+    t.wait_for(DELETED)
+    t.wait_exit()
+    assert b.log().count("game resume user=Fay") == 0, b.log()[-3000:]
+    assert rows_of(a, "Fay", gid) == [0, 0, 0, 0]
+    b.stop_clean()
+    assert " ERROR " not in b.log(), b.log()[-3000:]
+
+
+def test_a_delete_is_refused_when_the_node_running_its_game_does_not_answer(
+        pair, clients, bindir):
+    """b runs the account's game but does not answer (paused): a's delete
+    is refused, naming b and the game, and deletes nothing; b, going on,
+    keeps the game (a close asked too long ago is not applied), and the
+    delete asked again, b answering, is done."""
+    a, b = pair
+    t = clients(b.port).connected()
+    gid, _ = new_game(b, t, "Wes")
+    t.play_keys("ll")
+    b.proc.send_signal(signal.SIGSTOP)
+    try:
+        rc, out, err = admin_rc(bindir, a, "delete", "wes", "--yes")
+    finally:
+        b.proc.send_signal(signal.SIGCONT)
+    assert rc != 0 and f"node b did not answer the close of game {gid} of Wes; nothing deleted" \
+        in err, (rc, out, err)
+    assert rows_of(a, "Wes", gid)[:2] == [1, 1]
+    t.pump(quiet=1.5)
+    assert CLOSED not in t.text() and DELETED not in t.text(), t.text()
+    out = admin(bindir, a, "delete", "wes", "--yes")
+    assert "deleted Wes" in out, out
+    t.wait_for(DELETED)
+    assert rows_of(a, "Wes", gid) == [0, 0, 0, 0]
