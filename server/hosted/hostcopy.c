@@ -29,17 +29,6 @@ static bool copying(const server_t *srv, const gamecfg_t *g)
 
 /* ---- a bundle in a memfd ------------------------------------------------------------ */
 
-/* fd's bytes mapped (read-only): *len of them; NULL when it cannot be. */
-static void *map_fd(int fd, size_t *len)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        return NULL;
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    *len = (size_t)st.st_size;
-    return p == MAP_FAILED ? NULL : p;
-}
-
 /* The rows of a set as a bundle in a new memfd: its descriptor, or -1
  * with err. */
 static int rows_to_memfd(const db_hosted_file_t *files, size_t n, size_t max, char *err,
@@ -51,7 +40,7 @@ static int rows_to_memfd(const db_hosted_file_t *files, size_t n, size_t max, ch
     int ret = 0;
     for (size_t i = 0; ret == 0 && i < n; i++)
         ret = hostfiles_add(&b, files[i].path, files[i].data, files[i].len, err, errlen);
-    int fd = ret < 0 ? -1 : memfd_create("warren-files", MFD_CLOEXEC);
+    int fd = ret < 0 ? -1 : hostfiles_memfd();
     if (ret == 0 && fd < 0)
         snprintf(err, errlen, "memfd: %s", strerror(errno));
     for (size_t at = 0; fd >= 0 && at < b.len;) {
@@ -64,6 +53,11 @@ static int rows_to_memfd(const db_hosted_file_t *files, size_t n, size_t max, ch
             fd = -1;
         } else
             at += (size_t)w;
+    }
+    if (fd >= 0 && hostfiles_seal(fd) < 0) { /* sealed before the spawner maps it */
+        snprintf(err, errlen, "memfd not sealed: %s", strerror(errno));
+        close(fd);
+        fd = -1;
     }
     hostfiles_buf_free(&b);
     return fd;
@@ -658,7 +652,10 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
         log_warn("hosted files of user=%s game=%s: %s", hc->player, hc->g->id, note);
     }
     size_t len = 0;
-    void *p = fd >= 0 ? map_fd(fd, &len) : NULL;
+    char why[120];
+    void *p = fd >= 0 ? hostfiles_map(fd, &len, why, sizeof why) : NULL;
+    if (fd >= 0 && !p) /* an unsealed memfd could shrink under the map: never stored */
+        log_error("hosted files of user=%s game=%s not stored: %s", hc->player, hc->g->id, why);
     if (p) {
         hc->over = false;
         store(hc, p, len);

@@ -1,8 +1,11 @@
 /* hostfiles — a bundle of a player's hosted files (hostfiles.h). */
 #include "hostfiles.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 static bool name_char(unsigned char c)
 {
@@ -190,4 +193,31 @@ int hostfiles_check(const void *buf, size_t len, size_t max, uint32_t *count, ch
     while ((got = hostfiles_next(&r, &f, err, errlen)) > 0)
         ;
     return got;
+}
+
+/* ---- a bundle in a memfd ------------------------------------------------------------ */
+
+int hostfiles_memfd(void)
+{
+    return memfd_create("warren-files", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+int hostfiles_seal(int fd)
+{
+    return fcntl(fd, F_ADD_SEALS, HOSTFILES_SEALS);
+}
+
+void *hostfiles_map(int fd, size_t *len, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return snprintf(err, errlen, "the files are not a bundle in a file"), NULL;
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & HOSTFILES_SEALS) != HOSTFILES_SEALS)
+        return snprintf(err, errlen, "the files came in a memfd not sealed: not read"), NULL;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED)
+        return snprintf(err, errlen, "cannot map the files: %s", strerror(errno)), NULL;
+    *len = (size_t)st.st_size;
+    return p;
 }

@@ -14,9 +14,10 @@
  * (hostfiles_path_ok) and every size against the caller's cap.
  *
  * Pure: building grows a caller-owned buffer (hostfiles_buf_free), reading
- * borrows the bytes read. */
+ * borrows the bytes read; but for the memfd calls at the end. */
 #ifndef WARREN_HOSTFILES_H
 #define WARREN_HOSTFILES_H
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,5 +79,21 @@ int hostfiles_next(hostfiles_reader_t *r, hostfiles_file_t *f, char *err, size_t
 /* Every file of buf checked: 0 with *count, or -1 with err. */
 int hostfiles_check(const void *buf, size_t len, size_t max, uint32_t *count, char *err,
                     size_t errlen);
+
+/* ---- a bundle in a memfd, as it passes between warrend and its spawner ---- */
+
+/* The seals a bundle's memfd carries once written (made with
+ * MFD_ALLOW_SEALING): whoever else holds it can neither shrink it under
+ * a mapping (the mapper's SIGBUS) nor change it after it was checked. */
+#define HOSTFILES_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
+
+/* A new memfd for a bundle (sealable, close-on-exec): its descriptor, or -1. */
+int hostfiles_memfd(void);
+/* fd (a bundle's memfd, written) sealed: 0, or -1 with errno. */
+int hostfiles_seal(int fd);
+/* fd's bytes mapped read-only (*len of them, munmap them): NULL with err
+ * when it is not a regular file of at least one byte carrying every
+ * seal of HOSTFILES_SEALS (an unsealed one could shrink under the map). */
+void *hostfiles_map(int fd, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -785,23 +785,24 @@ static int files_read_work(spawnd_t *d, const spawnmsg_t *m, int files, uint64_t
 static int files_write_work(spawnd_t *d, const spawnmsg_t *m, int files, char *err, size_t errlen)
 {
     uint64_t max = copy_max(d, m, err, errlen);
-    struct stat st;
+    size_t len = 0;
     if (!max)
         return -1;
-    if (fstat(files, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < HOSTFILES_HEAD ||
-        (uint64_t)st.st_size > max)
+    void *p = hostfiles_map(files, &len, err, errlen); /* sealed: it cannot shrink meanwhile */
+    if (!p)
+        return -1;
+    if (len < HOSTFILES_HEAD || (uint64_t)len > max) {
+        munmap(p, len);
         return snprintf(err, errlen, "the files sent are not a bundle within copy-max"), -1;
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, files, 0);
-    if (p == MAP_FAILED)
-        return snprintf(err, errlen, "cannot read the files sent: %s", strerror(errno)), -1;
+    }
     char path[PLAYERFS_PATH_MAX + 2 * 64];
     int game, dirfd = request_dir(d, m, &game, path, sizeof path, err, errlen), ret = -1;
     if (dirfd >= 0) {
         playerfs_user_t pu = fs_user(&d->cfg->users[game]);
-        ret = playerfs_files_unpack(dirfd, &pu, p, (size_t)st.st_size, (size_t)max, err, errlen);
+        ret = playerfs_files_unpack(dirfd, &pu, p, len, (size_t)max, err, errlen);
         close(dirfd);
     }
-    munmap(p, (size_t)st.st_size);
+    munmap(p, len);
     return ret;
 }
 
@@ -891,7 +892,7 @@ static spawnmsg_type_t job_reply_type(uint8_t type)
 static int job_files_fd(spawnd_t *d, const spawnmsg_t *m)
 {
     if (m->type == SPAWNMSG_FILES_READ)
-        return memfd_create("warren-files", MFD_CLOEXEC);
+        return hostfiles_memfd();
     int fd = m->type == SPAWNMSG_FILES_WRITE ? d->req_fd : -1;
     if (fd >= 0)
         d->req_fd = -1;
@@ -912,6 +913,9 @@ static void job_answer(spawnd_t *d, kid_t *k, const job_report_t *r, ssize_t n, 
         while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
             ;
     spawnmsg_t a = {.type = job_reply_type(k->st.type)};
+    /* a read's bundle sealed once its child is gone, before warrend maps it */
+    if (!why && n >= 1 && r->ok && a.type == SPAWNMSG_FILES && hostfiles_seal(k->st.files) < 0)
+        why = "the files read could not be sealed";
     if (!why && n >= 1 && r->ok) {
         a.text = r->text;
         a.len = (size_t)n - 1;

@@ -414,6 +414,52 @@ START_TEST(files_messages_carry_a_descriptor_where_they_must)
 }
 END_TEST
 
+/* ---- a bundle in a memfd: sealed, or never mapped --------------------------------------- */
+
+/* A memfd holding a bundle of one file (its bytes in *len). */
+static int bundle_memfd(size_t *len)
+{
+    hostfiles_buf_t b;
+    ck_assert_int_eq(hostfiles_buf_init(&b, 4096), 0);
+    ck_assert_int_eq(hostfiles_add(&b, "save/bob", "xyz", 3, err, sizeof err), 0);
+    int fd = hostfiles_memfd();
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, b.p, b.len), (ssize_t)b.len);
+    *len = b.len;
+    hostfiles_buf_free(&b);
+    return fd;
+}
+
+START_TEST(an_unsealed_memfd_is_never_mapped)
+{
+    size_t len, got = 0;
+    int fd = bundle_memfd(&len);
+    /* anyone holding it could shrink it under the map: refused, said why */
+    ck_assert_ptr_null(hostfiles_map(fd, &got, err, sizeof err));
+    ck_assert_str_eq(err, "the files came in a memfd not sealed: not read");
+    ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0); /* one seal is not enough */
+    ck_assert_ptr_null(hostfiles_map(fd, &got, err, sizeof err));
+    ck_assert_int_eq(hostfiles_seal(fd), 0);
+    uint8_t *p = hostfiles_map(fd, &got, err, sizeof err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(got, len);
+    uint32_t count;
+    ck_assert_int_eq(hostfiles_check(p, got, 4096, &count, err, sizeof err), 0);
+    ck_assert_uint_eq(count, 1);
+    /* sealed: it neither shrinks, grows nor changes, nor are its seals undone */
+    ck_assert_int_eq(ftruncate(fd, 1), -1);
+    ck_assert_int_eq(ftruncate(fd, (off_t)len * 2), -1);
+    ck_assert_int_eq(pwrite(fd, "Q", 1, 0), -1);
+    ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, 0), -1);
+    munmap(p, got);
+    close(fd);
+    int plain = memfd_create("t", MFD_CLOEXEC); /* not sealable at all */
+    ck_assert_int_eq(write(plain, "WHF1\0\0\0\0", 8), 8);
+    ck_assert_ptr_null(hostfiles_map(plain, &got, err, sizeof err));
+    close(plain);
+}
+END_TEST
+
 Suite *suite_server_hostfiles(void)
 {
     Suite *s = suite_create("server.hostfiles");
@@ -430,6 +476,7 @@ Suite *suite_server_hostfiles(void)
     tcase_add_test(t, a_name_not_copied_is_said_without_its_control_bytes);
     tcase_add_test(t, a_bad_bundle_touches_nothing);
     tcase_add_test(t, files_messages_carry_a_descriptor_where_they_must);
+    tcase_add_test(t, an_unsealed_memfd_is_never_mapped);
     suite_add_tcase(s, t);
     return s;
 }
