@@ -631,18 +631,16 @@ static void on_read(int fd, const char *note, const char *err, void *ud)
 {
     hostcopy_t *hc = ud;
     hc->busy = false;
-    size_t busy_n = strlen(SPAWNER_FILES_BUSY), over_n = strlen(SPAWNER_FILES_OVER);
-    bool busy = err && !strncmp(err, SPAWNER_FILES_BUSY, busy_n);
-    bool no_place = err && !strcmp(err, SPAWNER_FILES_FULL);
+    spawner_read_t kind = spawner_read_kind(err); /* the spawner's codes, no other words */
+    bool busy = kind == SPAWNER_READ_BUSY;
+    bool no_place = kind == SPAWNER_READ_FULL;
     bool full = no_place && hc->ending;
-    if (err && !strcmp(err, SPAWNER_FILES_SAME))
+    if (kind == SPAWNER_READ_SAME)
         hc->srv->hostcopies.same++; /* nothing changed: nothing read */
     else if (busy)
         put_off(hc, err);
-    else if (err && !strncmp(err, SPAWNER_FILES_OVER, over_n))
-        over_cap(hc, err + over_n);
-    else if (err && strstr(err, "larger than"))
-        over_cap(hc, err);
+    else if (kind == SPAWNER_READ_OVER)
+        over_cap(hc, err + strlen(SPAWNER_FILES_OVER));
     else if (no_place && !full)
         refused(hc, err);
     else if (err && !full)

@@ -190,7 +190,9 @@ int playerfs_reachable(const char *path, const playerfs_user_t *u, char *err, si
 
 /* ---- files ------------------------------------------------------------------------- */
 
-/* Reads an open file whole: a regular file of at most cap bytes. */
+/* Reads an open file whole: a regular file of at most cap bytes. 0, or
+ * PLAYERFS_OVER (larger: grown since its size was looked at, say) or -1
+ * with err. */
 static int read_regular(int fd, char *out, size_t cap, size_t *len, const char *what, char *err,
                         size_t errlen)
 {
@@ -216,7 +218,7 @@ static int read_regular(int fd, char *out, size_t cap, size_t *len, const char *
     }
     if (got > cap || (uint64_t)st.st_size > cap) {
         snprintf(err, errlen, "%s is larger than %zu bytes: not read", what, cap);
-        return -1;
+        return PLAYERFS_OVER;
     }
     *len = got;
     return 0;
@@ -325,7 +327,7 @@ int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const 
     }
     int ret = read_regular(fd, out, cap, len, "your rc file", err, errlen);
     close(fd);
-    return ret;
+    return ret < 0 ? -1 : 0;
 }
 
 int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, const char *text,

@@ -787,6 +787,28 @@ void spawner_kill(spawner_t *sp, pid_t pid)
 
 #define STOP_WAIT_MS 200 /* for a save being made as warrend stops */
 
+spawner_read_t spawner_read_kind(const char *err)
+{
+    static const struct {
+        const char *code;
+        bool prefix; /* the code begins err; else it is err whole */
+        spawner_read_t kind;
+    } CODES[] = {
+        {SPAWNER_FILES_SAME, false, SPAWNER_READ_SAME},
+        {SPAWNER_FILES_BUSY, true, SPAWNER_READ_BUSY},
+        {SPAWNER_FILES_OVER, true, SPAWNER_READ_OVER},
+        {SPAWNER_FILES_FULL, false, SPAWNER_READ_FULL},
+    };
+    if (!err)
+        return SPAWNER_READ_OK;
+    for (size_t i = 0; i < sizeof CODES / sizeof *CODES; i++) {
+        size_t n = strlen(CODES[i].code);
+        if (CODES[i].prefix ? !strncmp(err, CODES[i].code, n) : !strcmp(err, CODES[i].code))
+            return CODES[i].kind;
+    }
+    return SPAWNER_READ_FAILED;
+}
+
 void spawner_stop(spawner_t *sp)
 {
     if (!sp || !sp->cfg.rc_gate)

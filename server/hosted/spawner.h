@@ -117,6 +117,19 @@ _Static_assert(GAMECFG_START_MAX * 1000 < SPAWNER_TIMEOUT_MS, "a late start is a
  * which. */
 #define SPAWNER_FILES_OVER     "over copy-max: "
 
+/* What a read's answer (its err, NULL: the files came) says, told by the
+ * spawner's own codes above alone: the rest of an err may name a file of
+ * the player's (the hosted program's choice), so no other words count. */
+typedef enum {
+    SPAWNER_READ_OK,     /* the files came */
+    SPAWNER_READ_SAME,   /* SPAWNER_FILES_SAME */
+    SPAWNER_READ_BUSY,   /* SPAWNER_FILES_BUSY... */
+    SPAWNER_READ_OVER,   /* SPAWNER_FILES_OVER... */
+    SPAWNER_READ_FULL,   /* SPAWNER_FILES_FULL */
+    SPAWNER_READ_FAILED, /* anything else */
+} spawner_read_t;
+spawner_read_t spawner_read_kind(const char *err);
+
 /* Whom a game's program runs as. */
 typedef struct {
     bool ok;       /* the game may start; else why says why not */

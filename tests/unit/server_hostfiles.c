@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "hosted/hostfiles.h"
 #include "hosted/playerfs.h"
+#include "hosted/spawner.h"
 #include "hosted/spawnmsg.h"
 #include <sys/socket.h>
 
@@ -460,6 +461,32 @@ START_TEST(an_unsealed_memfd_is_never_mapped)
 }
 END_TEST
 
+/* A read's answer told by the spawner's codes alone: a file name the
+ * hosted program chose ("larger than" in it, or a code itself further
+ * on) never makes the set over copy-max nor puts the read off. */
+START_TEST(a_read_answer_is_told_by_the_spawners_codes_alone)
+{
+    static const struct {
+        const char *err;
+        spawner_read_t kind;
+    } CASES[] = {
+        {NULL, SPAWNER_READ_OK},
+        {SPAWNER_FILES_SAME, SPAWNER_READ_SAME},
+        {SPAWNER_FILES_BUSY "save/bob changed within 2000 ms of the read", SPAWNER_READ_BUSY},
+        {SPAWNER_FILES_OVER "save/bob: the files are larger than 1024 bytes", SPAWNER_READ_OVER},
+        {SPAWNER_FILES_FULL, SPAWNER_READ_FULL},
+        {"save/bob is larger than 10 bytes: not read", SPAWNER_READ_FAILED},
+        {"x: larger than: not read", SPAWNER_READ_FAILED},
+        {"a: " SPAWNER_FILES_OVER "b", SPAWNER_READ_FAILED},
+        {SPAWNER_FILES_SAME " and more", SPAWNER_READ_FAILED},
+        {"the work on your files failed", SPAWNER_READ_FAILED},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++)
+        ck_assert_msg(spawner_read_kind(CASES[i].err) == CASES[i].kind, "%s",
+                      CASES[i].err ? CASES[i].err : "(none)");
+}
+END_TEST
+
 Suite *suite_server_hostfiles(void)
 {
     Suite *s = suite_create("server.hostfiles");
@@ -477,6 +504,7 @@ Suite *suite_server_hostfiles(void)
     tcase_add_test(t, a_bad_bundle_touches_nothing);
     tcase_add_test(t, files_messages_carry_a_descriptor_where_they_must);
     tcase_add_test(t, an_unsealed_memfd_is_never_mapped);
+    tcase_add_test(t, a_read_answer_is_told_by_the_spawners_codes_alone);
     suite_add_tcase(s, t);
     return s;
 }
