@@ -630,6 +630,10 @@ static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *e
 static void play_now(conn_t *c, const gamecfg_t *g)
 {
     server_t *srv = c->srv;
+    if (srv->stopping) { /* asked before the shutdown began: no game starts now */
+        conn_menu(c, "The server is shutting down.");
+        return;
+    }
     session_t *s = session_find_kind(srv, c->user_id, g->id);
     if (s) {
         session_attach_player(s, c);
