@@ -9,15 +9,18 @@ Each run starts a new game in a fresh playground (a Valkyrie; its own
 randomness moves the figures, each run being another dungeon: take the
 median of several runs), answers its first questions until the map of
 level 1, then sends the walk's keys one at a time, each once NetHack has
-gone quiet after the last. In the kinds of STEPS a --More-- on its
-message line is answered with Enter, its bytes counted with the key that
-brought it (else it swallows every later key of the walk, which then
-costs nothing); the walk of pty_watch.py (kind "walk", calibrated.py's
-reference: Esc is among its keys) is played as it always was. With --seeded (root only) NetHack draws its
-random numbers from a fixed file bound over /dev/urandom in a mount
-namespace of its own, so every run plays the same game and the walk's
-output is the same byte for byte (a comment line counts the different
-walks); only the machine moves its CPU figure. Measured over the walk only:
+gone quiet after the last. In the kinds of STEPS a --More-- of the
+message line is answered with Enter, and after a step's last key a
+question or a window NetHack still waits at is left with Esc, their
+bytes counted with the key that brought them (else it swallows every
+later key of the walk, which then costs nothing: read_on); the walk of
+pty_watch.py (kind "walk", calibrated.py's reference: Esc is among its
+keys) is played as it always was. With --seeded (root only) NetHack
+draws its random numbers from a fixed file bound over /dev/urandom in a
+mount namespace of its own, so every run plays the same game and the
+walk's output is the same byte for byte (a comment line counts the
+different walks); only the machine moves its CPU figure. Measured over
+the walk only:
   cpu_ns   NetHack's CPU time (/proc/PID/schedstat, nanoseconds)
   bytes    what it wrote to its terminal
   cells    with --cells: the cells each key changed on its screen (pyte)
@@ -40,6 +43,7 @@ import os
 import pathlib
 import pty
 import random
+import re
 import select
 import shutil
 import statistics
@@ -83,15 +87,20 @@ STEPS = {
 KINDS = ["walk", *STEPS]
 
 
+def steps_of(kind, n, seed):
+    """The steps (each a list of keys) of kind's n single keys from a
+    Random(seed), the last one cut to make n."""
+    rng, out, count = random.Random(seed), [], 0
+    while count < n:
+        step = list(rng.choice("hjklyubns" + ESC) if kind == "walk" else rng.choice(STEPS[kind]))
+        out.append(step[:n - count])
+        count += len(out[-1])
+    return out
+
+
 def keys_of(kind, n, seed):
     """n single keys of kind from a Random(seed)."""
-    rng, out = random.Random(seed), []
-    while len(out) < n:
-        if kind == "walk":
-            out.append(rng.choice("hjklyubns" + ESC))
-        else:
-            out.extend(rng.choice(STEPS[kind]))
-    return out[:n]
+    return [k for step in steps_of(kind, n, seed) for k in step]
 
 
 def cpu_ns(pid):
@@ -111,6 +120,12 @@ def memory(pid):
     except OSError:
         pass
     return rss, private
+
+
+def ended(pid):
+    """Whether the process pid (a child, not yet waited for) has ended."""
+    stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rindex(")") + 2] == "Z"
 
 
 def playground(root):
@@ -172,20 +187,59 @@ def drain(fd, quiet=0.03, limit=2.0):
     return bytes(out)
 
 
-def read_on(fd, screen, out):
-    """out and what NetHack writes as each --More-- on its message line is
-    answered with Enter, as a player reads on (else every later key of
-    the walk is swallowed by it and costs nothing; a window's own --More--
-    is left to the walk's keys); returns (all of it, cells it changed,
-    the Enters)."""
-    cells, enters = screen.changed(out), 0
-    while screen.more() and enters < 50:
-        os.write(fd, b"\r")
-        enters += 1
+# What each thing NetHack can wait at, other than a command at its map,
+# is answered with (waits): a --More-- of the message line read on as a
+# player does; a question (y/n, what to use, a direction, a name to call
+# something) or a window or menu (its --More--, its page's end) left with
+# Esc, as a player who wants none of it does.
+ANSWERS = {"more": "\r", "question": ESC, "window": ESC}
+MORE = "--More--"
+PAGE_END = re.compile(r"\((end|\d+ of \d+)\)$")
+
+
+def waits(rows, x, y):
+    """What NetHack's screen (rows of text, the cursor at column x, row y)
+    waits at: "more" (the cursor just after the message line's --More--,
+    right after its message, or on the row below at its start when a long
+    message spilled over), "window" (a window's --More--, at the window's
+    left edge, blanks before it; a menu's page, "(end)" or "(1 of 2)"),
+    "question" (the cursor on the message line, or past it on the row
+    below with no hero under it: a prompt), or None: a command at the map
+    (the cursor on the hero, or on the square a travel picks)."""
+    before = rows[y][:x].rstrip()
+    if before.endswith(MORE):
+        start = len(before) - len(MORE)
+        return "more" if y <= 1 and (start == 0 or before[start - 1] != " ") else "window"
+    if PAGE_END.search(before):
+        return "window"
+    if y == 0 or (y == 1 and rows[y][x:x + 1] != "@"):
+        return "question"
+    return None
+
+
+def read_on(fd, screen, out, kinds=("more",)):
+    """out and what NetHack writes as each thing it waits at of kinds (a
+    --More-- by default: else it swallows every later key of the walk,
+    which then costs nothing) is answered (ANSWERS), at most 50; returns
+    (all of it, cells it changed, the --More-- answered, the rest
+    answered: what each showed on the cursor's row). An answer NetHack
+    writes nothing for ends it: the screen was read wrong."""
+    cells, enters, others = screen.changed(out), 0, []
+    for _ in range(50):
+        kind = screen.waits()
+        if kind not in kinds:
+            break
+        os.write(fd, ANSWERS[kind].encode())
+        if kind == "more":
+            enters += 1
+        else:
+            others.append(screen.cursor_row())
         got = drain(fd)
         out += got
         cells += screen.changed(got)
-    return out, cells, enters
+        if not got:
+            break
+    return out, cells, enters, others
 
 
 def to_map(fd, timeout=20):
@@ -221,9 +275,15 @@ class Screen:
         return [(c.data, c.fg, c.bg, c.bold, c.reverse) for y in range(24)
                 for c in (b[y][x] for x in range(80))]
 
-    def more(self):
-        """Whether the cursor waits after a --More-- on the message line."""
-        return "--More--" in self.screen.display[0] and self.screen.cursor.y == 0
+    def waits(self):
+        """What NetHack waits at (waits): "more", "window", "question" or None."""
+        return waits(self.screen.display, self.screen.cursor.x, self.screen.cursor.y)
+
+    def cursor_row(self):
+        return self.screen.display[self.screen.cursor.y].rstrip()
+
+    def text(self):
+        return "\n".join(row.rstrip() for row in self.screen.display)
 
     def changed(self, data):
         self.stream.feed(data)
@@ -255,33 +315,59 @@ def game(prefix="nh-walk-", seeded=False):
         shutil.rmtree(root, ignore_errors=True)
 
 
+def play(fd, steps, screen, reads_on, digest):
+    """Sends steps' keys one at a time, each once NetHack went quiet after
+    the last; reading on (reads_on) past each --More--, and after a step's
+    last key past whatever else NetHack waits at (a question, a window:
+    the walk's next keys would not answer it, read_on). Returns (bytes,
+    cells, --More-- answered, the rest answered)."""
+    nbytes = ncells = enters = 0
+    others = []
+    for step in steps:
+        for i, k in enumerate(step):
+            os.write(fd, k.encode())
+            out, n, e, o = drain(fd), 0, 0, []
+            if reads_on:
+                kinds = tuple(ANSWERS) if i == len(step) - 1 else ("more",)
+                out, n, e, o = read_on(fd, screen, out, kinds)
+            elif screen:
+                n = screen.changed(out)
+            nbytes, ncells, enters = nbytes + len(out), ncells + n, enters + e
+            others += o
+            digest.update(out)
+    return nbytes, ncells, enters, others
+
+
 def walk(keys=200, seed=16, kind="walk", cells=False, seeded=False):
     """One game (see game); returns {cpu_ns, keys, bytes, cells, rss,
-    private, digest, enters} (cells: 0 unless asked for or kind reads on;
-    digest: a hash of all the walk's output, the same in every seeded run;
-    enters: the --More-- answered, read_on). The game's start is not
-    measured: the walk only."""
+    private, digest, enters, escaped, ends_at, ended, screen} (cells: 0
+    unless asked for or kind reads on; digest: a hash of all the walk's
+    output, the same in every seeded run; enters: the --More-- answered,
+    escaped: the cursor's row of each question or window left with Esc,
+    play; ends_at: what NetHack waits at after the walk, waits, when read;
+    ended: whether NetHack ended before the walk did, its hero dead;
+    screen: the last one, when read). The game's start is not measured:
+    the walk only."""
     with game(seeded=seeded) as (pid, fd):
         reads_on = kind in STEPS
         screen = Screen() if cells or reads_on else None
         start = to_map(fd)
         if screen:
             screen.changed(start)
-        c0, nbytes, ncells, digest, enters = cpu_ns(pid), 0, 0, hashlib.sha1(), 0
-        for k in keys_of(kind, keys, seed):
-            os.write(fd, k.encode())
-            out, n, e = drain(fd), 0, 0
-            if reads_on:
-                out, n, e = read_on(fd, screen, out)
-            elif screen:
-                n = screen.changed(out)
-            ncells, enters = ncells + n, enters + e
-            nbytes += len(out)
+        c0, digest = cpu_ns(pid), hashlib.sha1()
+        nbytes, ncells, enters, escaped = play(fd, steps_of(kind, keys, seed), screen, reads_on,
+                                               digest)
+        if reads_on:  # what the last key still brings, as a slow machine writes it
+            out, n, e, o = read_on(fd, screen, drain(fd, 0.3), tuple(ANSWERS))
+            nbytes, ncells, enters, escaped = nbytes + len(out), ncells + n, enters + e, escaped + o
             digest.update(out)
         c1 = cpu_ns(pid)
         rss, private = memory(pid)
         return {"cpu_ns": c1 - c0, "keys": keys, "bytes": nbytes, "cells": ncells, "rss": rss,
-                "private": private, "digest": digest.hexdigest()[:12], "enters": enters}
+                "private": private, "digest": digest.hexdigest()[:12], "enters": enters,
+                "escaped": escaped, "ends_at": screen.waits() if screen else None,
+                "ended": ended(pid),
+                "screen": screen.text() if screen else ""}
 
 
 def runs(n, keys=200, seed=16, kind="walk", cells=False, seeded=False):
@@ -307,7 +393,8 @@ def main():
     bpk = [r["bytes"] / r["keys"] for r in rs]
     print("# runs: cpu per key us " + " ".join(f"{x:.1f}" for x in per_key))
     print("# runs: bytes per key " + " ".join(f"{x:.1f}" for x in bpk) +
-          "; --More-- answered " + " ".join(str(r["enters"]) for r in rs))
+          "; --More-- answered " + " ".join(str(r["enters"]) for r in rs) +
+          "; questions or windows left " + " ".join(str(len(r["escaped"])) for r in rs))
     if seeded:
         print(f"# seeded: {len(set(r['digest'] for r in rs))} different walk(s) in {len(rs)} runs")
     print(f"BENCH nethack.{a.kind}.cpu_per_key.us {statistics.median(per_key):.1f} us")
