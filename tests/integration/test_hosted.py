@@ -12,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -20,6 +21,9 @@ import pytest
 
 from harness import (ARTIFACTS, LEAVE, PREFIX, WS, Daemon, Screen, Web, browser_script,
                      program, unique_name)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
+from nethack_walk import waits  # noqa: E402 (what NetHack's screen waits at)
 
 NETHACK = pathlib.Path("/usr/games/nethack")
 if not NETHACK.exists():  # a missing game fails the run: these tests are never skipped
@@ -179,29 +183,50 @@ def nethack(bindir, tmp_path):
     d.stop_clean()
 
 
+def nethack_waits(t):
+    """What NetHack on t's screen waits at, from its cursor
+    (nethack_walk.waits): "more", "window", "question" or None, a command
+    at its map."""
+    c = t.screen.cursor
+    return waits(t.screen.display, c.x, c.y)
+
+
 def answer_until(t, goal, timeout=20):
     """Answers NetHack's questions (a random character, --More--) until the
-    screen shows goal."""
+    screen shows goal. A goal on the status line (Dlvl:) is reached once
+    NetHack waits for a command at its map: past whatever else its random
+    start shows below a status line already drawn (the welcome spilled
+    over two rows, "Things that are here" on the start square, a pet's
+    noise), a window or a question left with Esc; a later key would be
+    swallowed by it."""
     end = time.time() + timeout
-    while goal not in t.text():
-        assert time.time() < end, t.text()
+    at_map = goal.startswith("Dlvl:")
+    while goal not in t.text() or (at_map and nethack_waits(t)):
+        assert time.time() < end, f"never {goal!r}{' at the map' if at_map else ''}:\n{t.text()}"
         text = t.text()
         if "Shall I pick" in text or "Is this ok?" in text:
             t.send("y")
-        elif "--More--" in text:
+        elif "--More--" in text or nethack_waits(t) == "more":
             t.send("\r")
+        elif goal in text:
+            t.send("\x1b")
         t.pump(quiet=0.1, limit=0.5)
     t.pump(quiet=0.3)
     return t.text()
 
 
 def settle(t):
-    """Past any --More-- NetHack still shows (it ignores other keys there)."""
+    """Past any --More-- NetHack still shows (it ignores other keys there),
+    and any window or question it waits at (Esc): at its map."""
     for _ in range(10):
         t.pump(quiet=0.3)
-        if "--More--" not in t.text():
+        kind = nethack_waits(t)
+        if "--More--" in t.text() or kind == "more":
+            t.send("\r")
+        elif kind:
+            t.send("\x1b")
+        else:
             return
-        t.send("\r")
     raise AssertionError(t.text())
 
 
@@ -690,9 +715,7 @@ def test_nethack_gets_ctrl_x_warren_keys_follow_the_prefix(nethack, clients):
     line for the game says how."""
     d, _ = nethack
     t, name = new_player(d, clients, "px", "1")
-    to_map(t)
-    t.send("\x1b")  # a --More-- left from a long welcome
-    t.pump(quiet=0.3)
+    to_map(t)  # at the map: no --More-- left from a long welcome
     t.send("\x18")  # ^X: NetHack's attributes
     t.wait_for("Current Characteristics:")
     assert "'s attributes:" in t.text()
