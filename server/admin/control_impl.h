@@ -34,6 +34,7 @@ struct ctl {
     int64_t until;                              /* ban, mute: Unix seconds, 0 = until lifted */
     int64_t game;                               /* end: a game another node runs, and which */
     char end_node[64];
+    int64_t delete_id; /* delete: its mark's number (moderation.h) */
 };
 
 /* Sends what was collected in c->out plus "ok" or "error: MSG", then closes. */

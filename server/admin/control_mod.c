@@ -388,9 +388,10 @@ void cmd_end(ctl_t *c, char *arg)
 static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
-    moderation_deleting_clear(c->srv, c->user_id);
+    moderation_deleting_clear(c->srv, c->user_id, c->delete_id);
     moderation_send_off_nodes(c->srv, c->user_id, MOD_DELETED, NULL);
-    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, 0); /* after: nobody plays meanwhile */
+    /* after: nobody plays meanwhile */
+    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, -c->delete_id);
     buf_printf(&c->out, "deleted %s and every game of it; its game name %s is retired\n", c->name,
                c->game_name);
     ctl_finish(c, NULL);
@@ -400,8 +401,8 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
  * and at the other nodes. */
 static void delete_unmark(ctl_t *c)
 {
-    moderation_deleting_clear(c->srv, c->user_id);
-    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, 0);
+    moderation_deleting_clear(c->srv, c->user_id, c->delete_id);
+    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, -c->delete_id);
 }
 
 /* Only a delete stored sends anyone off: a refused one (the database
@@ -527,11 +528,13 @@ static void delete_user(ctl_t *c, const db_user_t *u)
 {
     /* c->user_id and c->name are its; the lookup's reference goes on */
     snprintf(c->game_name, sizeof c->game_name, "%s", u->game_name);
-    if (moderation_deleting_mark(c->srv, c->user_id) < 0) {
+    c->delete_id = moderation_deleting_mark(c->srv, c->user_id);
+    if (c->delete_id < 0) {
         ctl_finish(c, "too many deletes under way at once: try again in a moment");
         return ctl_unref(c);
     }
-    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, 1); /* before any close it asks */
+    /* before any close it asks */
+    notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, c->delete_id);
     ctl_sweep(c, SWEEP_NONE, GAME_CLOSE, "The administrator saved and closed your game.", false,
               delete_saved);
 }

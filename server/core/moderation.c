@@ -204,13 +204,16 @@ static bool mark_live(const server_t *home, int i, int64_t now)
     return until == 0 || until > now;
 }
 
-int moderation_deleting_mark_until(server_t *home, int64_t user, int64_t until)
+int moderation_deleting_mark_from(server_t *home, int64_t user, const char *from, int64_t id,
+                                  int64_t until)
 {
     int64_t now = mono_ms();
     for (int i = 0; i < SERVER_DELETING_MAX; i++) {
         if (atomic_load(&home->deleting[i]) && mark_live(home, i, now))
             continue;
         atomic_store(&home->deleting[i], 0); /* an expired mark: its slot taken */
+        snprintf(home->deleting_from[i], sizeof home->deleting_from[i], "%s", from);
+        home->deleting_id[i] = id;
         atomic_store(&home->deleting_until[i], until);
         atomic_store(&home->deleting[i], user);
         return 0;
@@ -218,23 +221,33 @@ int moderation_deleting_mark_until(server_t *home, int64_t user, int64_t until)
     return -1;
 }
 
-int moderation_deleting_mark(server_t *home, int64_t user)
+int64_t moderation_deleting_mark(server_t *home, int64_t user)
 {
-    return moderation_deleting_mark_until(home, user, 0);
+    int64_t id = home->deleting_ids + 1;
+    if (moderation_deleting_mark_from(home, user, "", id, 0) < 0)
+        return -1;
+    return home->deleting_ids = id;
 }
 
-int moderation_deleting_mark_for(server_t *home, int64_t user, int64_t ms)
+int moderation_deleting_mark_for(server_t *home, int64_t user, const char *from, int64_t id,
+                                 int64_t ms)
 {
-    return moderation_deleting_mark_until(home, user, mono_ms() + (ms > 0 ? ms : 1));
+    return moderation_deleting_mark_from(home, user, from, id, mono_ms() + (ms > 0 ? ms : 1));
 }
 
-void moderation_deleting_clear(server_t *home, int64_t user)
+/* The marks of user by from's delete id (0: any of from's) cleared. */
+static void clear_marks(server_t *home, int64_t user, const char *from, int64_t id)
 {
     for (int i = 0; i < SERVER_DELETING_MAX; i++)
-        if (atomic_load(&home->deleting[i]) == user) {
+        if (atomic_load(&home->deleting[i]) == user && !strcmp(home->deleting_from[i], from) &&
+            (!id || home->deleting_id[i] == id))
             atomic_store(&home->deleting[i], 0);
-            return;
-        }
+}
+
+void moderation_deleting_clear(server_t *home, int64_t user, int64_t id)
+{
+    if (id > 0)
+        clear_marks(home, user, "", id);
 }
 
 bool moderation_deleting(const server_t *s, int64_t user)
@@ -252,14 +265,18 @@ bool moderation_deleting(const server_t *s, int64_t user)
     return false;
 }
 
-void moderation_deleting_elsewhere(server_t *home, const char *to, int64_t a, int64_t b)
+void moderation_deleting_heard(server_t *home, const notify_event_t *ev)
 {
-    (void)to;
-    moderation_deleting_clear(home, a); /* one mark an account, however many events */
-    if (b && moderation_deleting_mark_for(home, a, MOD_DELETING_MARK_MS) < 0)
-        log_warn("account %lld being deleted at another node: not marked here (%d deletes "
+    int64_t a = ev->a, b = ev->b;
+    if (a <= 0 || !ev->from[0])
+        return;
+    /* b > 0: delete b began (heard twice: one mark); -b: it ended; 0: a
+     * build before delete numbers ended one (its marks, all) */
+    clear_marks(home, a, ev->from, b > 0 ? b : -b);
+    if (b > 0 && moderation_deleting_mark_for(home, a, ev->from, b, MOD_DELETING_MARK_MS) < 0)
+        log_warn("account %lld being deleted at node %s: not marked here (%d deletes "
                  "under way at once)",
-                 (long long)a, SERVER_DELETING_MAX);
+                 (long long)a, ev->from, SERVER_DELETING_MAX);
 }
 
 bool moderation_muted(const moderation_t *m, int64_t user, int64_t now)

@@ -41,19 +41,25 @@ bool moderation_muted(const moderation_t *m, int64_t user, int64_t now);
  * is closed until its connections are sent off (or the delete failed):
  * no game of it is started, resumed or restored meanwhile, so nothing of
  * it is written after its rows go. Any loop of s's node reads the mark;
- * home sets and clears it (home's thread only writes). A delete at
- * another node marks it here too, for ms (moderation_deleting_mark_for:
- * its event, MOD_DELETING_MARK_MS, so a node that stopped mid-delete
- * never leaves it marked), until cleared. moderation_deleting_mark*: -1
- * when SERVER_DELETING_MAX are under way (the delete refused; an
- * expired mark's slot is free). */
-int moderation_deleting_mark(server_t *home, int64_t user);
-int moderation_deleting_mark_for(server_t *home, int64_t user, int64_t ms);
-void moderation_deleting_clear(server_t *home, int64_t user);
+ * home sets and clears it (home's thread only writes). Each mark is one
+ * delete's: its node ("" this one) and its number there, so deletes of
+ * one account under way at once (here, or here and at another node)
+ * each clear only their own, the account marked while any is on. A
+ * delete here: moderation_deleting_mark gives its number (> 0), cleared
+ * by moderation_deleting_clear. A delete at another node marks it here
+ * too, for ms (moderation_deleting_mark_for: its event,
+ * MOD_DELETING_MARK_MS, so a node that stopped mid-delete never leaves
+ * it marked), until its end is heard. -1 when SERVER_DELETING_MAX marks
+ * are on (the delete refused; an expired mark's slot is free). */
+int64_t moderation_deleting_mark(server_t *home, int64_t user);
+int moderation_deleting_mark_for(server_t *home, int64_t user, const char *from, int64_t id,
+                                 int64_t ms);
+void moderation_deleting_clear(server_t *home, int64_t user, int64_t id);
 bool moderation_deleting(const server_t *s, int64_t user);
-/* Another node's delete of account a began (b 1) or ended (b 0):
- * NOTIFY_DELETING's handler (notify.c), on home. */
-void moderation_deleting_elsewhere(server_t *home, const char *to, int64_t a, int64_t b);
+/* Another node's delete of account ev->a began (ev->b its number there)
+ * or ended (-number; 0 from a build before the numbers: its every mark
+ * of the account): NOTIFY_DELETING's handler (notify.c), on home. */
+void moderation_deleting_heard(server_t *home, const notify_event_t *ev);
 /* The deleting node asks the others to hold off for this long at most:
  * longer than its close at the lease's holder (nodeend.h's wait) and its
  * rows' delete take. */

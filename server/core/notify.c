@@ -123,7 +123,7 @@ static const struct {
     {NOTIFY_END, NULL, nodeend_asked, CARRIES_IDS, NODEEND_WAIT_MS, 0},
     {NOTIFY_ENDED, NULL, nodeend_answered, CARRIES_IDS, NODEEND_WAIT_MS, 0},
     {NOTIFY_CLOSE, NULL, nodeend_asked, CARRIES_IDS, NODEEND_WAIT_MS, NODEEND_WAIT_MS},
-    {NOTIFY_DELETING, moderation_deleting_elsewhere, NULL, CARRIES_IDS, KEEP_KICK_MS, 0},
+    {NOTIFY_DELETING, NULL, moderation_deleting_heard, CARRIES_IDS, KEEP_KICK_MS, 0},
     {NOTIFY_LOGOUT, logout_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
     {NOTIFY_PASSWD, passwd_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
     {NOTIFY_LOGINS, logins_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},

@@ -102,7 +102,9 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 /* a: game, b: account; the account is deleted: its game saved and closed
  * (nodeend.h), answered NOTIFY_ENDED */
 #define NOTIFY_CLOSE     "close"
-#define NOTIFY_DELETING  "deleting" /* a: account, b: 1 being deleted, 0 no more (moderation.h) */
+/* a: account, b: a delete's number at its node (> 0) began, -number ended
+ * (moderation.h) */
+#define NOTIFY_DELETING  "deleting"
 /* Web logins ended at another node (hooks.h's logins_ended); a login's
  * key is its session's (webgw_login_key), never the cookie nor its hash. */
 #define NOTIFY_LOGOUT    "logout" /* b: the key of a login that logged out */

@@ -67,6 +67,11 @@ struct server {
      * (moderation.h: moderation_deleting) */
     _Atomic int64_t deleting[SERVER_DELETING_MAX];
     _Atomic int64_t deleting_until[SERVER_DELETING_MAX]; /* its end, monotonic ms; 0: none */
+    /* home's thread only: whose delete each mark is, its node ("": this
+     * one) and its number there, so a delete's end clears its own mark */
+    char deleting_from[SERVER_DELETING_MAX][64];
+    int64_t deleting_id[SERVER_DELETING_MAX];
+    int64_t deleting_ids;    /* this node's deletes numbered so far */
     struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
     int64_t
         hosted_ids; /* home: hosted games' ids given so far without a shared database (hostgame.c) */

@@ -639,6 +639,17 @@ int64_t session_close_user(server_t *srv, int64_t user_id, const char *why)
     return id;
 }
 
+bool session_user_any(server_t *srv, int64_t user_id)
+{
+    HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
+    {
+        const session_t *s = HMAP_ITEM(it, session_t, by_user);
+        if (s->user_id == user_id && !s->mirror)
+            return true;
+    }
+    return false;
+}
+
 int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
 {
     session_t *s = session_find_kind(srv, user_id, "warren"); /* only Warren's have records */

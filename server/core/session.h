@@ -208,6 +208,9 @@ bool session_user_live(server_t *s, int64_t user_id);
  * player is detached and told why (any gateway), the game saved and freed,
  * watchers sent back. Returns the game's id, 0 if there was none. */
 int64_t session_close_user(server_t *s, int64_t user_id, const char *why);
+/* On loop s's own thread: whether the account has any game here, one
+ * ended whose program still exits (a hosted game hung up) included. */
+bool session_user_any(server_t *s, int64_t user_id);
 /* On loop s's own thread: the account's live Warren game here ends as
  * abandoned: marked broken with reason (its journal, snapshots and record
  * kept), its player and watchers sent to the menu with why. Returns the game's id, 0 if there was none. */

@@ -1,5 +1,6 @@
 /* Unit tests: server/moderation — networks, bans, mutes and durations. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "moderation.h"
@@ -93,52 +94,90 @@ START_TEST(mutes_and_durations)
 END_TEST
 
 /* Accounts being deleted: marked up to SERVER_DELETING_MAX at once (the
- * next refused), each cleared on its own, the same account twice cleared
- * once a mark; no account is 0 (a free slot). */
+ * next refused), each cleared on its own by its number, the same account
+ * twice cleared once a mark; no account is 0 (a free slot). */
 START_TEST(deletes_marked_up_to_their_cap)
 {
     static server_t home; /* one loop: its own home */
     memset(&home, 0, sizeof home);
+    int64_t ids[SERVER_DELETING_MAX + 1];
     ck_assert(!moderation_deleting(&home, 0));
     for (int i = 1; i <= SERVER_DELETING_MAX; i++)
-        ck_assert_int_eq(moderation_deleting_mark(&home, i), 0);
+        ck_assert_int_gt(ids[i] = moderation_deleting_mark(&home, i), 0);
     ck_assert_int_eq(moderation_deleting_mark(&home, 99), -1);
     ck_assert(!moderation_deleting(&home, 99));
     ck_assert(moderation_deleting(&home, 1) && moderation_deleting(&home, SERVER_DELETING_MAX));
-    moderation_deleting_clear(&home, 1);
+    moderation_deleting_clear(&home, 1, ids[1]);
     ck_assert(!moderation_deleting(&home, 1));
-    ck_assert(!moderation_deleting(&home, 0));               /* the freed slot is no account's */
-    ck_assert_int_eq(moderation_deleting_mark(&home, 7), 0); /* 7 twice */
-    moderation_deleting_clear(&home, 7);
+    ck_assert(!moderation_deleting(&home, 0));          /* the freed slot is no account's */
+    int64_t again = moderation_deleting_mark(&home, 7); /* 7 twice */
+    ck_assert_int_gt(again, ids[SERVER_DELETING_MAX]);
+    moderation_deleting_clear(&home, 7, ids[7]);
     ck_assert(moderation_deleting(&home, 7));
-    moderation_deleting_clear(&home, 7);
+    moderation_deleting_clear(&home, 7, ids[7]); /* its own again: the other stays */
+    ck_assert(moderation_deleting(&home, 7));
+    moderation_deleting_clear(&home, 7, again);
     ck_assert(!moderation_deleting(&home, 7));
-    moderation_deleting_clear(&home, 12345); /* none: nothing */
+    moderation_deleting_clear(&home, 12345, 1); /* none: nothing */
     ck_assert(moderation_deleting(&home, 2));
 }
 END_TEST
 
+static void heard(server_t *home, const char *from, int64_t a, int64_t b)
+{
+    notify_event_t ev = {.a = a, .b = b};
+    snprintf(ev.kind, sizeof ev.kind, "%s", NOTIFY_DELETING);
+    snprintf(ev.from, sizeof ev.from, "%s", from);
+    moderation_deleting_heard(home, &ev);
+}
+
 /* A mark from another node's delete lasts its ms, then is no mark and its
  * slot is free (a node that stopped mid-delete leaves nobody stuck); an
- * event for it again is one mark; one cleared early is gone at once. */
+ * event for it again is one mark; one ended early is gone at once. */
 START_TEST(another_nodes_delete_mark_expires)
 {
     static server_t home;
     memset(&home, 0, sizeof home);
     for (int i = 1; i < SERVER_DELETING_MAX; i++)
-        ck_assert_int_eq(moderation_deleting_mark(&home, i), 0);
-    ck_assert_int_eq(moderation_deleting_mark_for(&home, 500, 30), 0);
+        ck_assert_int_gt(moderation_deleting_mark(&home, i), 0);
+    ck_assert_int_eq(moderation_deleting_mark_for(&home, 500, "b", 1, 30), 0);
     ck_assert(moderation_deleting(&home, 500));
-    ck_assert_int_eq(moderation_deleting_mark_for(&home, 501, 60000), -1); /* full */
+    ck_assert_int_eq(moderation_deleting_mark_for(&home, 501, "b", 2, 60000), -1); /* full */
     struct timespec nap = {0, 60 * 1000000};
     nanosleep(&nap, NULL);
     ck_assert(!moderation_deleting(&home, 500));
-    ck_assert_int_eq(moderation_deleting_mark_for(&home, 501, 60000), 0); /* its slot */
+    heard(&home, "b", 501, 2); /* its slot */
     ck_assert(moderation_deleting(&home, 501));
-    moderation_deleting_elsewhere(&home, "*", 501, 1); /* heard twice: one mark */
-    moderation_deleting_elsewhere(&home, "*", 501, 0);
+    heard(&home, "b", 501, 2); /* heard twice: one mark */
+    heard(&home, "b", 501, -2);
     ck_assert(!moderation_deleting(&home, 501));
     ck_assert(moderation_deleting(&home, 1));
+}
+END_TEST
+
+/* Two deletes of one account at once, at two other nodes and here: each
+ * end clears its own mark only, the account marked until the last ends;
+ * an end of a build before the numbers (b 0) clears its node's marks. */
+START_TEST(concurrent_deletes_clear_only_their_own_marks)
+{
+    static server_t home;
+    memset(&home, 0, sizeof home);
+    heard(&home, "a", 42, 5);
+    heard(&home, "b", 42, 5); /* the same number at another node */
+    int64_t mine = moderation_deleting_mark(&home, 42);
+    ck_assert_int_gt(mine, 0);
+    heard(&home, "a", 42, -5);
+    ck_assert(moderation_deleting(&home, 42));
+    moderation_deleting_clear(&home, 42, mine);
+    ck_assert(moderation_deleting(&home, 42)); /* b's goes on */
+    heard(&home, "c", 42, -5);                 /* another node's end: not b's */
+    ck_assert(moderation_deleting(&home, 42));
+    heard(&home, "b", 42, -5);
+    ck_assert(!moderation_deleting(&home, 42));
+    heard(&home, "a", 43, 1);
+    heard(&home, "a", 43, 2);
+    heard(&home, "a", 43, 0);
+    ck_assert(!moderation_deleting(&home, 43));
 }
 END_TEST
 
@@ -152,6 +191,7 @@ Suite *suite_server_moderation(void)
     tcase_add_test(t, mutes_and_durations);
     tcase_add_test(t, deletes_marked_up_to_their_cap);
     tcase_add_test(t, another_nodes_delete_mark_expires);
+    tcase_add_test(t, concurrent_deletes_clear_only_their_own_marks);
     suite_add_tcase(s, t);
     return s;
 }
