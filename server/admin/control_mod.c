@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "control_impl.h"
+#include "hostclose.h"
 #include "lease.h"
 #include "log.h"
 #include "menu.h"
@@ -470,6 +471,47 @@ static void delete_refused(ctl_t *c, const char *why)
     ctl_unref(c);
 }
 
+/* The words of a close of the account's hosted games not done (node:
+ * the one it names, NULL: here or none). */
+static const struct {
+    const char *what;
+} HOSTED_NOT[] = {
+    [HOSTCLOSE_SILENT] = {"did not answer the close of the hosted games of"},
+    [HOSTCLOSE_UNSTORED] = {"did not store in time the last copies of the hosted games of"},
+    [HOSTCLOSE_FAILED] = {"could not be asked to close the hosted games of"},
+};
+
+static void hosted_closed(void *ud, hostclose_result_t result, const char *node)
+{
+    ctl_t *c = ud;
+    if (result == HOSTCLOSE_DONE)
+        return delete_closed(c);
+    char why[400];
+    snprintf(why, sizeof why, "%s%s %s %s; nothing deleted (try again, or once that node stopped)",
+             node ? "node " : "the other nodes", node ? node : "", HOSTED_NOT[result].what,
+             c->name);
+    delete_refused(c, why);
+}
+
+static void hosted_here(void *ud, bool done)
+{
+    ctl_t *c = ud;
+    if (!done)
+        return delete_refused(c, "the last copies of its hosted games here were not stored "
+                                 "in time; nothing deleted (try again)");
+    hostclose_nodes(c->srv, c->user_id, hosted_closed, c);
+}
+
+/* Its games with a lease closed: those without one (hosted games, here
+ * and at every live node) are closed and their last copies stored
+ * before the rows go. */
+static void delete_hosted(ctl_t *c)
+{
+    if (!lease_on(c->srv))
+        return delete_closed(c);
+    hostclose_here(c->srv, c->user_id, hosted_here, c);
+}
+
 /* The lease's holder closed the game (saved), or no longer had it. */
 static void closed_there(void *ud, nodeend_result_t result)
 {
@@ -477,7 +519,7 @@ static void closed_there(void *ud, nodeend_result_t result)
     if (result == NODEEND_ENDED || result == NODEEND_NONE) {
         log_info("delete user=%s: game=%lld %s at node %s", c->name, (long long)c->game,
                  result == NODEEND_ENDED ? "closed" : "not found", c->end_node);
-        return delete_closed(c);
+        return delete_hosted(c);
     }
     char why[400];
     snprintf(why, sizeof why,
@@ -492,7 +534,7 @@ static void on_delete_holder(void *ud, int status, const char *node, size_t len)
 {
     ctl_t *c = ud;
     if (status == DB_ENOTFOUND || (status == DB_OK && strcmp(node, c->srv->cfg.node) == 0))
-        return delete_closed(c); /* no node holds it (a lapsed one's writes are refused) */
+        return delete_hosted(c); /* no node holds it (a lapsed one's writes are refused) */
     if (status != DB_OK || len >= sizeof c->end_node)
         return delete_refused(c, status != DB_OK ? db_msg(c->srv, status) : "bad node name");
     snprintf(c->end_node, sizeof c->end_node, "%s", node);
@@ -503,7 +545,7 @@ static void on_delete_live(void *ud, int status, const db_game_t *g)
 {
     ctl_t *c = ud;
     if (status == DB_ENOTFOUND)
-        return delete_closed(c);
+        return delete_hosted(c);
     if (status != DB_OK)
         return delete_refused(c, db_msg(c->srv, status));
     c->game = g->id;
@@ -520,7 +562,7 @@ static void delete_saved(ctl_t *c, int n, int64_t game)
 {
     (void)n;
     if (game || !lease_on(c->srv))
-        return delete_closed(c);
+        return delete_hosted(c);
     db_game_live_of_user(c->srv->db, c->user_id, on_delete_live, c);
 }
 

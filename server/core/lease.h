@@ -60,13 +60,14 @@ typedef struct {
     /* private */
     uv_timer_t beat;
     bool beating;
-    bool stopped;           /* home: lease_stop ran */
-    bool checking;          /* a check of this loop's games is on its way */
-    uint64_t check_ms;      /* when it was asked (now_ms) */
-    struct notify *notify;  /* home: the listener for other nodes' events (notify.c) */
-    struct notify_out *out; /* the loop's events not written yet (notify.c's outbox) */
-    struct nodeends *ends;  /* home: admin's ends asked of other nodes (nodeend.c) */
-    int lapsed_runs;        /* home: loops restoring lapsed games now (lease_lapsed_done) */
+    bool stopped;              /* home: lease_stop ran */
+    bool checking;             /* a check of this loop's games is on its way */
+    uint64_t check_ms;         /* when it was asked (now_ms) */
+    struct notify *notify;     /* home: the listener for other nodes' events (notify.c) */
+    struct notify_out *out;    /* the loop's events not written yet (notify.c's outbox) */
+    struct nodeends *ends;     /* home: admin's ends asked of other nodes (nodeend.c) */
+    struct hostcloses *closes; /* home: an account's hosted games closed (hostclose.c) */
+    int lapsed_runs;           /* home: loops restoring lapsed games now (lease_lapsed_done) */
 } lease_t;
 
 /* Whether this node takes leases (its database is PostgreSQL). */

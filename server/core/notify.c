@@ -17,6 +17,7 @@
 #include "log.h"
 #include "mail.h"
 #include "moderation.h"
+#include "hostclose.h"
 #include "nodeend.h"
 #include "server.h"
 #include "session.h"
@@ -124,6 +125,8 @@ static const struct {
     {NOTIFY_ENDED, NULL, nodeend_answered, CARRIES_IDS, NODEEND_WAIT_MS, 0},
     {NOTIFY_CLOSE, NULL, nodeend_asked, CARRIES_IDS, NODEEND_WAIT_MS, NODEEND_WAIT_MS},
     {NOTIFY_DELETING, NULL, moderation_deleting_heard, CARRIES_IDS, KEEP_KICK_MS, 0},
+    {NOTIFY_HCLOSE, NULL, hostclose_asked, CARRIES_IDS, HOSTCLOSE_WAIT_MS, HOSTCLOSE_WAIT_MS},
+    {NOTIFY_HCLOSED, NULL, hostclose_answered, CARRIES_IDS, HOSTCLOSE_WAIT_MS, 0},
     {NOTIFY_LOGOUT, logout_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
     {NOTIFY_PASSWD, passwd_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
     {NOTIFY_LOGINS, logins_heard, NULL, CARRIES_IDS, KEEP_READ_AGAIN_MS, 0},
@@ -1063,6 +1066,7 @@ void notify_stop(server_t *home)
         return;
     home->lease.notify = NULL;
     nodeend_stop(home);
+    hostclose_stop(home);
     n->stopping = true;
     uv_timer_stop(&n->retry);
     uv_close((uv_handle_t *)&n->retry, on_handle_closed);

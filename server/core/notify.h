@@ -105,6 +105,10 @@ void notify_stats(const server_t *home, notify_stats_t *out);
 /* a: account, b: a delete's number at its node (> 0) began, -number ended
  * (moderation.h) */
 #define NOTIFY_DELETING  "deleting"
+/* a: account; its games here saved and closed (its account deleted),
+ * answered NOTIFY_HCLOSED once their last copies are stored (hostclose.h) */
+#define NOTIFY_HCLOSE    "hclose"
+#define NOTIFY_HCLOSED   "hclosed" /* a: account, b: 1 closed and stored, 0 not in time */
 /* Web logins ended at another node (hooks.h's logins_ended); a login's
  * key is its session's (webgw_login_key), never the cookie nor its hash. */
 #define NOTIFY_LOGOUT    "logout" /* b: the key of a login that logged out */

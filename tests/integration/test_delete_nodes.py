@@ -11,7 +11,9 @@ import threading
 
 import pytest
 
-from harness import ON_PG, admin, admin_rc, new_game
+from harness import ON_PG, admin, admin_rc, new_game, unique_name
+from nodeset import Nodes
+from test_hosted import playground, settle, start_nethack
 from test_watch_nodes import pair, pair_of  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -107,3 +109,45 @@ def test_a_delete_is_refused_when_the_node_running_its_game_does_not_answer(
     assert "deleted Wes" in out, out
     t.wait_for(DELETED)
     assert rows_of(a, "Wes", gid) == [0, 0, 0, 0]
+
+
+def hosted_rows_of(d, uid):
+    """The account's rows left of hosted games: files, their sets,
+    recordings, scores."""
+    return [d.db_rows(f"SELECT count(*) FROM {table} t WHERE t.user = ?", uid)[0][0]
+            for table in ("hosted_files", "hosted_file_sets", "hosted_games", "hosted_scores")]
+
+
+def test_a_delete_closes_a_hosted_game_another_node_runs_before_its_rows_go(
+        bindir, clients, tmp_path):
+    """Debian's NetHack running at b (no lease row names it), its account
+    deleted at a: a asks every live node to close the account's games;
+    b hangs NetHack up (it saves), stores the last copy of the player's
+    files, and answers; only then do the rows go. b's player is told the
+    game was closed, then that the account was deleted; no hosted file,
+    set or recording of it is left, and neither node logs an error (none
+    of b's writes after the rows went)."""
+    pg, conf = playground(tmp_path, bindir)
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = (nodes.start(n, "--config", conf) for n in ("a", "b"))
+        name = unique_name("hd")
+        t = clients(b.port)
+        start_nethack(t, name)
+        settle(t)
+        t.play_keys("s" * 3)
+        settle(t)
+        (uid,), = a.db_rows("SELECT id FROM users WHERE name = ?", name)
+        out = admin(bindir, a, "delete", name, "--yes")
+        assert f"deleted {name}" in out, out
+        t.wait_for(DELETED)
+        assert CLOSED.encode() in t.raw, t.raw[-800:]
+        b.wait_log(rf"close of account {uid}'s games asked by node a: closed, copies stored")
+        assert f"admin: close of account {uid}'s games asked of node b" in a.log()
+        assert f"hosted files of user={name} game=nethack: last copy stored" in b.log()
+        assert rows_of(a, name, 0)[0] == 0
+        assert hosted_rows_of(a, uid) == [0, 0, 0, 0]
+        b.stop_clean()
+        a.stop_clean()
+        assert hosted_rows_of(a, uid) == [0, 0, 0, 0]
+        for d in (a, b):
+            assert " ERROR " not in d.log(), d.log()[-3000:]
