@@ -648,8 +648,12 @@ void db_user_rename(db_t *db, int64_t user, const char *name, const char *key, d
                     void *ud);
 /* The account, its games and everything recorded of them, gone in one
  * transaction; DB_ENOTFOUND when there was no such account. Its game name
- * is kept, retired: no later account gets it. */
-void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud);
+ * is kept, retired: no later account gets it. node: this node's name
+ * with several nodes (NULL: one node), and then nothing is deleted, but
+ * DB_ELEASE, while another live node holds the lease of a game of it:
+ * checked in the delete's own transaction, its games and their leases
+ * locked first, so no take gets in between. */
+void db_user_delete(db_t *db, int64_t user, const char *node, db_done_cb cb, void *ud);
 
 /* A finished game's place on the all-time scores (1 = best), ordered as
  * the score pages are; DB_ENOTFOUND unless it is finished. */

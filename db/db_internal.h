@@ -137,6 +137,11 @@ void db_file_close(db_file_t *f, bool lost);
  * need not agree; a lease is taken when free, expired, or already ours. */
 #define DB_NOW_MS_LITE "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 #define DB_NOW_MS_PG   "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
+/* 1 unless a game of account ?1 has a lease held by another live node than ?2 */
+#define DB_USER_LEASES_FREE(now)                                                                  \
+    "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM leases l JOIN games g ON g.id = l.game JOIN nodes " \
+    "n "                                                                                          \
+    "ON n.node = l.node WHERE g.user = ?1 AND l.node <> ?2 AND n.expires >= " now ")"
 /* A node's heartbeat (its row in nodes) is fresh: its leases are valid. */
 #define DB_NODE_FRESH(node, now) \
     "EXISTS (SELECT 1 FROM nodes WHERE node = " node " AND expires >= " now ")"
@@ -528,6 +533,19 @@ void db_file_close(db_file_t *f, bool lost);
     X(MUTES_ALL, "", ROWS, sanction,                                                               \
       "SELECT u.name, m.user, m.until FROM mutes m JOIN users u ON u.id = m.user")                 \
     X(USER_RENAME, "itt", CHANGE, none, "UPDATE users SET name = ?2, name_key = ?3 WHERE id = ?1") \
+    /* an account's delete with nodes (db_user_delete): its games and their                     \
+     * leases locked (a lease's take waits for the delete, then finds no                        \
+     * game), then none may be held by another live node than ?2                                \
+     * (USER_LEASES_FREE: DB_ELEASE when one is) */  \
+    X(USER_GAMES_LOCK, "i", ROWS, int,                                                             \
+      DB_BOTH("SELECT id FROM games WHERE user = ?1",                                              \
+              "SELECT id FROM games WHERE user = ?1 FOR UPDATE"))                                  \
+    X(USER_LEASES_LOCK, "i", ROWS, int,                                                            \
+      DB_BOTH("SELECT game FROM leases WHERE game IN (SELECT id FROM games WHERE user = ?1)",      \
+              "SELECT game FROM leases WHERE game IN (SELECT id FROM games WHERE user = ?1) "      \
+              "FOR UPDATE"))                                                                       \
+    X(USER_LEASES_FREE, "it", ROW, int,                                                            \
+      DB_BOTH(DB_USER_LEASES_FREE(DB_NOW_MS_LITE), DB_USER_LEASES_FREE(DB_NOW_MS_PG)))             \
     X(USER_GAMES_JOURNAL_DELETE, "i", RUN, none,                                                   \
       "DELETE FROM journal WHERE game IN (SELECT id FROM games WHERE user = ?1)")                  \
     X(USER_GAMES_ASIDE_DELETE, "i", RUN, none,                                                     \

@@ -307,6 +307,8 @@ int db_op_run(db_conn_t *c, db_op_t *op)
         int ret = c->be->run_step(c, op, r, reads ? k++ : -1);
         if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_LEASE_HOLD) /* fenced: not ours */
             return db_op_fail_msg(op, DB_ELEASE, "another node holds the game's lease");
+        if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_USER_LEASES_FREE)
+            return db_op_fail_msg(op, DB_ELEASE, "another node holds a game of the account");
         if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_JOURNAL_INSERT_LEASED)
             return db_op_lease_or_gap(c, op, r);
         if (ret != DB_OK)

@@ -113,7 +113,7 @@ void db_user_rename(db_t *db, int64_t user, const char *name, const char *key, d
              DB_ARGS(DB_INT(user), DB_TEXT_MAX(name, DB_NAME_MAX), DB_TEXT_MAX(key, DB_NAME_MAX)));
 }
 
-void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud)
+void db_user_delete(db_t *db, int64_t user, const char *node, db_done_cb cb, void *ud)
 {
     static const int steps[] = {
         DB_STMT_USER_GAMES_JOURNAL_DELETE,
@@ -130,6 +130,11 @@ void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud)
         DB_STMT_USER_DELETE,
     };
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), user);
+    if (node && node[0]) {
+        db_op_step(op, DB_STMT_USER_GAMES_LOCK, DB_ARGS(DB_INT(user)));
+        db_op_step(op, DB_STMT_USER_LEASES_LOCK, DB_ARGS(DB_INT(user)));
+        db_op_step(op, DB_STMT_USER_LEASES_FREE, DB_ARGS(DB_INT(user), DB_TEXT(node)));
+    }
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         db_op_step(op, steps[i], DB_ARGS(DB_INT(user)));
     db_submit(db, op);

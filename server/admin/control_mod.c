@@ -406,12 +406,28 @@ static void delete_unmark(ctl_t *c)
     notify_send(c->srv, NOTIFY_DELETING, "*", c->user_id, -c->delete_id);
 }
 
+/* Nothing deleted: the error, and the request's reference. */
+static void delete_refused(ctl_t *c, const char *why)
+{
+    delete_unmark(c);
+    ctl_finish(c, why);
+    ctl_unref(c);
+}
+
 /* Only a delete stored sends anyone off: a refused one (the database
  * failing, the account gone meanwhile) leaves every connection as it was,
  * its games to be played again. */
 static void on_deleted(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
+    if (status == DB_ELEASE) { /* a node took a game of it before it heard of the delete */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "another node took a game of %s meanwhile; nothing deleted "
+                 "(try again)",
+                 c->name);
+        return delete_refused(c, why);
+    }
     if (status != DB_OK) {
         delete_unmark(c);
         return on_written(ud, status, id); /* the error, and its reference */
@@ -427,7 +443,8 @@ static void on_deleted(void *ud, int status, int64_t id)
 
 static void delete_rows(ctl_t *c)
 {
-    db_user_delete(c->srv->db, c->user_id, on_deleted, c);
+    db_user_delete(c->srv->db, c->user_id, lease_on(c->srv) ? c->srv->cfg.node : NULL, on_deleted,
+                   c);
 }
 
 /* test-delete-hold: the rows' delete waits, the moment between the game's
@@ -461,14 +478,6 @@ static void delete_closed(ctl_t *c)
     h->c = c;
     uv_timer_init(c->srv->loop, &h->t);
     uv_timer_start(&h->t, on_delete_held, (uint64_t)hold, 0);
-}
-
-/* Nothing deleted: the error, and the request's reference. */
-static void delete_refused(ctl_t *c, const char *why)
-{
-    delete_unmark(c);
-    ctl_finish(c, why);
-    ctl_unref(c);
 }
 
 /* The words of a close of the account's hosted games not done (node:

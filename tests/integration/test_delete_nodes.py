@@ -151,3 +151,32 @@ def test_a_delete_closes_a_hosted_game_another_node_runs_before_its_rows_go(
         assert hosted_rows_of(a, uid) == [0, 0, 0, 0]
         for d in (a, b):
             assert " ERROR " not in d.log(), d.log()[-3000:]
+
+
+def test_a_delete_is_refused_when_another_node_took_a_game_of_it_meanwhile(
+        pair_of, clients, bindir):
+    """b takes the lease of the account's game in the moment before it
+    heard of the delete (made here: b's lease row written while a's
+    rows' delete is held): a's delete, checked in its own transaction,
+    is refused in words and deletes nothing; with the lease gone again,
+    the delete asked again is done."""
+    a, b = pair_of(a_extra=["--test-delete-hold", "3000"])
+    t = clients(b.port).connected()
+    gid, _ = new_game(b, t, "Gil")
+    t.play_keys("ll")
+    done = {}
+    deleting = threading.Thread(target=lambda: done.update(
+        r=admin_rc(bindir, a, "delete", "gil", "--yes")))
+    deleting.start()
+    a.wait_log(r"delete user=Gil: its rows held 3000 ms", timeout=20)
+    a.db_write(("INSERT INTO leases(game, node) VALUES (?, 'b') ON CONFLICT (game) DO UPDATE "
+                "SET node = 'b', away = 0", (gid,)))
+    deleting.join(30)
+    code, out, err = done["r"]
+    assert code != 0 and "another node took a game of Gil meanwhile; nothing deleted" in err, \
+        (code, out, err)
+    assert rows_of(a, "Gil", gid)[:2] == [1, 1]
+    a.db_write(("DELETE FROM leases WHERE game = ?", (gid,)))
+    out = admin(bindir, a, "delete", "gil", "--yes")
+    assert "deleted Gil" in out, out
+    assert rows_of(a, "Gil", gid) == [0, 0, 0, 0]

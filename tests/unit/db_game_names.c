@@ -91,7 +91,7 @@ START_TEST(rename_keeps_it_and_delete_retires_it)
     create(&f, "carol");                              /* the old name, a new person */
     ck_assert_str_eq(game_name(&f, "carol"), "carol2");
     int64_t dave = carol;
-    db_user_delete(f.db, dave, fx_on_done, &d);
+    db_user_delete(f.db, dave, NULL, fx_on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM game_names "

@@ -126,7 +126,7 @@ START_TEST(recordings_rows_chunks_end_and_deletion)
     ck_assert_int_ne(open_rec(&f, user, "nethack").g.id, a.g.id); /* ended: a new row */
 
     int64_t deleted = 0;
-    db_user_delete(f.db, user, on_id, &deleted);
+    db_user_delete(f.db, user, NULL, on_id, &deleted);
     rec_res_t gone = {0};
     db_hosted_game_get(f.db, a.g.id, on_rec, &gone);
     uv_run(&f.loop, UV_RUN_DEFAULT);

@@ -379,7 +379,7 @@ START_TEST(hosted_rows_and_retired_names)
     ck_assert_uint_eq(top.n, 1);
     fx_done_t del = {0};
     db_hosted_game_end(f.db, id, 9, NULL, NULL, NULL);
-    db_user_delete(f.db, bob, fx_on_done, &del);
+    db_user_delete(f.db, bob, NULL, fx_on_done, &del);
     run(&f);
     ck_assert_int_eq(del.status, DB_OK);
     make_user(&f, "Bob", "bob");
