@@ -13,7 +13,7 @@ import pytest
 
 from harness import ON_PG, admin, admin_rc, new_game, unique_name
 from nodeset import Nodes
-from test_hosted import playground, settle, start_nethack
+from test_hosted import open_to_games, playground, settle, start_nethack, toy_copy
 from test_watch_nodes import pair, pair_of  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -180,3 +180,39 @@ def test_a_delete_is_refused_when_another_node_took_a_game_of_it_meanwhile(
     out = admin(bindir, a, "delete", "gil", "--yes")
     assert "deleted Gil" in out, out
     assert rows_of(a, "Gil", gid) == [0, 0, 0, 0]
+
+
+def test_a_delete_is_refused_when_a_node_running_a_hosted_game_of_it_does_not_answer(
+        bindir, clients, tmp_path):
+    """A hosted game of the account runs at b, which does not answer
+    (paused): a's delete is refused, naming b, and deletes nothing; b,
+    going on, keeps the game (a close asked too long ago is not applied);
+    asked again, b answering, the game is closed and the delete done."""
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game keys]\nname = Key Toy\ncommand = {toy} keys\nhangup-timeout = 1\n")
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = (nodes.start(n, "--config", conf) for n in ("a", "b"))
+        name = unique_name("hs")
+        t = clients(b.port)
+        t.register(name)
+        t.send("1")
+        t.wait_for("keys ready")
+        b.proc.send_signal(signal.SIGSTOP)
+        try:
+            rc, out, err = admin_rc(bindir, a, "delete", name, "--yes")
+        finally:
+            b.proc.send_signal(signal.SIGCONT)
+        assert rc != 0 and (f"node b did not answer the close of the hosted games of {name}; "
+                            "nothing deleted") in err, (rc, out, err)
+        assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(1,)]
+        t.pump(quiet=1.5)
+        assert CLOSED not in t.text() and DELETED not in t.text(), t.text()
+        t.send("x")
+        t.wait_for("got 1: 78")  # the game still takes keys
+        out = admin(bindir, a, "delete", name, "--yes")
+        assert f"deleted {name}" in out, out
+        t.wait_for(DELETED)
+        assert CLOSED.encode() in t.raw, t.raw[-800:]
+        assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
