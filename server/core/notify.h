@@ -213,7 +213,7 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
  * the log), and writes them again once the database takes one (tried on
  * the loop's second tick, notify_retry), each while it still means
  * something: an event kept longer than its kind's age limit (notify.c's
- * KINDS: a chat line 15 s, a kick, lock, delete, deleting or rename 60 s, an end or close
+ * KINDS: a chat line 15 s, a kick, lock, delete, deleting or rename 60 s, an end, close or hclose
  * while its asker waits, a change to read again 10 min) is dropped
  * unwritten, the count said in one line. A takeover's request is not kept: its sender asks again
  * while it waits, and a late one could take a game from a player back
