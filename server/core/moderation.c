@@ -13,6 +13,7 @@
 #include "hooks.h"
 #include "list.h"
 #include "log.h"
+#include "monoclock.h" /* a mark's expiry is never stepped */
 #include "notify.h"
 #include "server.h"
 #include "shard.h"
@@ -188,14 +189,6 @@ bool moderation_unmute(moderation_t *m, int64_t user)
             return true;
         }
     return false;
-}
-
-/* now on a monotonic clock, in ms: a mark's expiry is never stepped. */
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static bool mark_live(const server_t *home, int i, int64_t now)

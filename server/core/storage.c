@@ -7,6 +7,7 @@
 #include "jqueue.h"
 #include "lease.h"
 #include "log.h"
+#include "monoclock.h"
 #include "notify.h"
 #include "outhold.h"
 #include "server.h"
@@ -82,13 +83,6 @@ const char *const *storage_notice(const server_t *s)
 }
 
 /* ---- the watch (home) ------------------------------------------------------------- */
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A batch running STORAGE_STALL_MS starts a stall; any other batch (or
  * none) running later ends it. True when the state changed. */
