@@ -496,9 +496,9 @@ static void hosted_closed(void *ud, hostclose_result_t result, const char *node)
     if (result == HOSTCLOSE_DONE)
         return delete_closed(c);
     char why[400];
-    snprintf(why, sizeof why, "%s%s %s %s; nothing deleted (try again, or once that node stopped)",
-             node ? "node " : "the other nodes", node ? node : "", HOSTED_NOT[result].what,
-             c->name);
+    snprintf(why, sizeof why, "%s%s %s %s; nothing deleted (try again%s)",
+             node ? "node " : "the other nodes", node ? node : "", HOSTED_NOT[result].what, c->name,
+             node ? ", or once that node stopped" : "");
     delete_refused(c, why);
 }
 
