@@ -32,6 +32,14 @@ START_TEST(events_read_whole)
     ck_assert_int_eq(notify_parse("deleting * a 3 1", &ev), 0);
     ck_assert_str_eq(ev.kind, NOTIFY_DELETING);
     ck_assert_int_eq(ev.b, 1);
+    ck_assert_int_eq(notify_parse("deleting * a 3 -1", &ev), 0); /* delete 1 of a ended */
+    ck_assert_int_eq(ev.b, -1);
+    /* its hosted games closed at every node, each answering */
+    ck_assert_int_eq(notify_parse("hclose b a 3 0", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_HCLOSE);
+    ck_assert_int_eq(notify_parse("hclosed a b 3 1", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_HCLOSED);
+    ck_assert_int_eq(ev.a, 3);
     ck_assert_int_eq(notify_parse("chatask * b 0 0", &ev), 0);
     ck_assert_str_eq(ev.kind, NOTIFY_CHAT_ASK);
     ck_assert_int_eq(ev.text_len, 0);
