@@ -533,9 +533,9 @@ void db_file_close(db_file_t *f, bool lost);
     X(MUTES_ALL, "", ROWS, sanction,                                                               \
       "SELECT u.name, m.user, m.until FROM mutes m JOIN users u ON u.id = m.user")                 \
     X(USER_RENAME, "itt", CHANGE, none, "UPDATE users SET name = ?2, name_key = ?3 WHERE id = ?1") \
-    /* an account's delete with nodes (db_user_delete): its games and their                     \
-     * leases locked (a lease's take waits for the delete, then finds no                        \
-     * game), then none may be held by another live node than ?2                                \
+    /* an account's delete with nodes (db_user_delete): its games' leases                       \
+     * and its games locked (a lease's take waits for the delete, then finds                    \
+     * no game), then none may be held by another live node than ?2                             \
      * (USER_LEASES_FREE: DB_ELEASE when one is) */  \
     X(USER_GAMES_LOCK, "i", ROWS, int,                                                             \
       DB_BOTH("SELECT id FROM games WHERE user = ?1",                                              \

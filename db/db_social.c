@@ -131,8 +131,10 @@ void db_user_delete(db_t *db, int64_t user, const char *node, db_done_cb cb, voi
     };
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), user);
     if (node && node[0]) {
-        db_op_step(op, DB_STMT_USER_GAMES_LOCK, DB_ARGS(DB_INT(user)));
+        /* the leases first: a holder's batch (its lease row shared, then
+         * its game's row) is waited for whole, never half */
         db_op_step(op, DB_STMT_USER_LEASES_LOCK, DB_ARGS(DB_INT(user)));
+        db_op_step(op, DB_STMT_USER_GAMES_LOCK, DB_ARGS(DB_INT(user)));
         db_op_step(op, DB_STMT_USER_LEASES_FREE, DB_ARGS(DB_INT(user), DB_TEXT(node)));
     }
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
