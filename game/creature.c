@@ -320,7 +320,7 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         return creature_attack(g, h, other);
     level_t *lv = g->levels[o->depth];
     if (level_terrain(lv, x, y) == MAP_DOOR_CLOSED) { /* bumping a door opens it */
-        lv->terrain[y * lv->w + x] = MAP_DOOR_OPEN;
+        level_set_terrain(lv, y * lv->w + x, MAP_DOOR_OPEN);
         lv->opaque_ok = 0;
         if (h != g->player)
             creature_say(g, "<Actor> open<s:Actor> a door.", h, HANDLE_NONE);

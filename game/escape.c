@@ -57,12 +57,12 @@ static bool pursuer_spot(game_t *g, const level_t *lv, int px, int py, int *x, i
 static void collapse(game_t *g, level_t *lv, int px, int py)
 {
     if (lv->down_x >= 0 && level_terrain(lv, lv->down_x, lv->down_y) == MAP_STAIRS_DOWN)
-        lv->terrain[lv->down_y * lv->w + lv->down_x] = MAP_RUBBLE;
+        level_set_terrain(lv, lv->down_y * lv->w + lv->down_x, MAP_RUBBLE);
     for (int i = 0; i < 12; i++) {
         int x = px + (int)rng_below(&g->play, 17) - 8, y = py + (int)rng_below(&g->play, 17) - 8;
         if (level_terrain(lv, x, y) == MAP_FLOOR && !level_creature_at(g, lv->depth, x, y) &&
             (x != px || y != py))
-            lv->terrain[y * lv->w + x] = MAP_RUBBLE;
+            level_set_terrain(lv, y * lv->w + x, MAP_RUBBLE);
     }
     lv->opaque_ok = 0;
     lv->fov_ok = 0;

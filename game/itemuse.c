@@ -157,6 +157,8 @@ static bool use_map(game_t *g, const use_t *u)
             if (near_open)
                 lv->seen[y * lv->w + x] = 1;
         }
+    if (lv)
+        level_all_changed(lv);
     msg_add(g, "A map of the level forms in your mind.");
     return true;
 }
@@ -169,6 +171,8 @@ static bool use_light(game_t *g, const use_t *u)
         for (int x = o->x - 10; x <= o->x + 10; x++)
             if (level_in(lv, x, y))
                 lv->seen[y * lv->w + x] = 1;
+    if (lv)
+        level_rows_changed(lv, o->y - 10, o->y + 11);
     msg_add(g, "The area is lit up.");
     return true;
 }

@@ -31,6 +31,7 @@ level_t *level_new(game_t *g, int w, int h, int depth)
         return NULL;
     }
     lv->down_x = lv->down_y = -1;
+    level_all_changed(lv); /* nothing of it compared yet */
     return lv;
 }
 
@@ -67,6 +68,7 @@ int level_live(game_t *g, level_t *lv)
         return -1;
     }
     lv->opaque_ok = lv->fov_ok = lv->kept_ok = lv->kept_diff = 0;
+    level_all_changed(lv); /* vis new, all zeros */
     return 0;
 }
 
@@ -191,6 +193,7 @@ static int level_layout(game_t *g, level_t *lv, int danger)
         size_t n = (size_t)lv->w * (size_t)lv->h;
         memcpy(lv->terrain, m->terrain, n);
         memcpy(lv->region, m->region, n);
+        level_all_changed(lv);
         for (int i = 0; i < m->nregions; i++)
             lv->regions[i] = (level_region_t){c->rtypes ? m->regions[i].type : -1,
                                               m->regions[i].lit, m->regions[i].shape};

@@ -46,6 +46,46 @@ static inline bool level_visible(const level_t *lv, int x, int y)
     return lv && lv->vis && level_in(lv, x, y) && lv->vis[y * lv->w + x];
 }
 
+/* Marks of the rows the render compares (level_t.dirty): row y, rows
+ * [y0, y1), every row; and whether row y is marked. Whatever writes
+ * terrain or seen (or vis) marks the rows it wrote, or a kept frame
+ * shows them stale. */
+static inline void level_row_changed(level_t *lv, int y)
+{
+    if (y >= 0 && y < LEVEL_DIRTY_ROWS)
+        lv->dirty[y / 64] |= 1ull << (y % 64);
+}
+
+static inline void level_rows_changed(level_t *lv, int y0, int y1)
+{
+    for (int y = y0 < 0 ? 0 : y0; y < y1 && y < LEVEL_DIRTY_ROWS; y++)
+        lv->dirty[y / 64] |= 1ull << (y % 64);
+}
+
+static inline void level_all_changed(level_t *lv)
+{
+    for (int i = 0; i < LEVEL_DIRTY_WORDS; i++)
+        lv->dirty[i] = ~0ull;
+}
+
+static inline bool level_row_dirty(const level_t *lv, int y)
+{
+    return y >= LEVEL_DIRTY_ROWS || ((lv->dirty[y / 64] >> (y % 64)) & 1);
+}
+
+/* Terrain t, or memory m, at level cell i, the row marked. */
+static inline void level_set_terrain(level_t *lv, int i, uint8_t t)
+{
+    lv->terrain[i] = t;
+    level_row_changed(lv, i / lv->w);
+}
+
+static inline void level_set_seen(level_t *lv, int i, uint8_t m)
+{
+    lv->seen[i] = m;
+    level_row_changed(lv, i / lv->w);
+}
+
 bool level_passable(game_t *g, const level_t *lv, int x, int y);
 bool level_walkable(game_t *g, const level_t *lv, int x, int y); /* passable or a closed door */
 handle_t level_creature_at(game_t *g, int depth, int x, int y);  /* HANDLE_NONE: none */

@@ -44,6 +44,7 @@ static int overland_lay(game_t *g, level_t *lv, const worldmap_t *w, const uint8
     for (int i = 0; i < t->n_terrs; i++)
         if (t->terrs[i].levels)
             lv->terrain[t->terrs[i].ey * lv->w + t->terrs[i].ex] = MAP_ENTRANCE;
+    level_all_changed(lv);
     const atlas_town_t *home = &t->towns[t->home];
     lv->up_x = home->x, lv->up_y = home->y;
     lv->down_x = lv->down_y = -1;
@@ -77,8 +78,8 @@ void overland_gates(game_t *g, level_t *lv)
 {
     (void)g;
     int mid = lv->h / 2; /* the road through the town (mapgen's town_layout) */
-    lv->terrain[mid * lv->w] = MAP_GATE;
-    lv->terrain[mid * lv->w + lv->w - 1] = MAP_GATE;
+    level_set_terrain(lv, mid * lv->w, MAP_GATE);
+    level_set_terrain(lv, mid * lv->w + lv->w - 1, MAP_GATE);
     lv->up_x = 0, lv->up_y = (int16_t)mid;
     lv->opaque_ok = lv->fov_ok = 0;
 }
@@ -88,7 +89,7 @@ void overland_gates(game_t *g, level_t *lv)
 static void other_town(game_t *g, level_t *lv)
 {
     if (lv->down_x >= 0)
-        lv->terrain[lv->down_y * lv->w + lv->down_x] = MAP_FLOOR;
+        level_set_terrain(lv, lv->down_y * lv->w + lv->down_x, MAP_FLOOR);
     lv->down_x = lv->down_y = -1;
     for (int r = 0; r < lv->nregions; r++)
         if (lv->regions[r].shape == SHAPE_TOWN && g->c->world.streets >= 0)

@@ -17,6 +17,7 @@
 #include "creature.h"
 #include "ego.h"
 #include "ident.h"
+#include "level.h"
 #include "status.h"
 #include "target.h"
 #include "trap.h"
@@ -434,6 +435,7 @@ static void move_level(const snapkinds_t *k, level_t *lv, rd_t *in)
         if (trap)
             lv->trap[i] = (uint8_t)((lv->trap[i] & TRAP_FOUND) | (to + 1));
     }
+    level_all_changed(lv);
     for (int r = 0; r < lv->nregions && !in->bad; r++) {
         int to =
             lv->regions[r].kind < 0 ? -1 : moved(k, T_REGION, (unsigned)lv->regions[r].kind, in);

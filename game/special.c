@@ -70,7 +70,7 @@ static void blob(game_t *g, level_t *lv, uint8_t t, uint8_t *mark, int32_t *queu
     for (int steps = 0; n < want && steps < 40; steps++) {
         int i = y * lv->w + x;
         if (lv->terrain[i] == MAP_FLOOR && clear_of_stairs(lv, x, y)) {
-            lv->terrain[i] = t;
+            level_set_terrain(lv, i, t);
             laid[n++] = i;
         }
         int d = (int)rng_below(&lv->gen, 4), nx = x + D[d][0], ny = y + D[d][1];
@@ -80,7 +80,7 @@ static void blob(game_t *g, level_t *lv, uint8_t t, uint8_t *mark, int32_t *queu
     if (walk_ok(g, t) || n == 0 || all_reachable(g, lv, mark, queue))
         return;
     for (int i = 0; i < n; i++)
-        lv->terrain[laid[i]] = MAP_FLOOR;
+        level_set_terrain(lv, laid[i], MAP_FLOOR);
 }
 
 /* The special level of a Warren level, or a branch level's theme. */

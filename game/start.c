@@ -51,6 +51,7 @@ int start_world(game_t *g)
     if (level_generate(g, lv) < 0)
         return -1;
     memset(lv->seen, SEEN_MAP, (size_t)lv->w * (size_t)lv->h); /* home: its layout known */
+    level_all_changed(lv);
     g->player = creature_spawn(g, g->c->player_kind, 0, lv->up_x, lv->up_y);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!p)

@@ -79,9 +79,9 @@ static void hide_doors(game_t *g, level_t *lv, rng_t *r, int32_t *q, uint8_t *se
         int roll = (int)rng_below(r, 100);
         if (roll >= secret + locked)
             continue;
-        lv->terrain[i] = roll < secret ? MAP_DOOR_SECRET : MAP_DOOR_LOCKED;
+        level_set_terrain(lv, i, roll < secret ? MAP_DOOR_SECRET : MAP_DOOR_LOCKED);
         if (!whole(g, lv, q, seen))
-            lv->terrain[i] = t;
+            lv->terrain[i] = t; /* as it was: its row's mark stands */
     }
 }
 
@@ -146,15 +146,15 @@ int trap_search_chance(const game_t *g, bool searching)
 static bool find_at(game_t *g, level_t *lv, int i)
 {
     if (lv->terrain[i] == MAP_DOOR_SECRET) {
-        lv->terrain[i] = MAP_DOOR_CLOSED;
+        level_set_terrain(lv, i, MAP_DOOR_CLOSED);
         lv->opaque_ok = 0;
-        lv->seen[i] = 1;
+        level_set_seen(lv, i, SEEN_EYES);
         msg_add(g, "You find a secret door!");
         return true;
     }
     if ((lv->trap[i] & TRAP_KIND) && !(lv->trap[i] & TRAP_FOUND)) {
         lv->trap[i] |= TRAP_FOUND;
-        lv->seen[i] = 1;
+        level_set_seen(lv, i, SEEN_EYES);
         const char *name = g->c->traps[(lv->trap[i] & TRAP_KIND) - 1].name;
         msg_add(g, "You find %s %s.", gram_article(name), name);
         return true;
@@ -289,7 +289,7 @@ void trap_arrive(game_t *g)
             msg_add(g, "You step carefully over the %s.", t->name);
         } else {
             lv->trap[i] |= TRAP_FOUND;
-            lv->seen[i] = 1;
+            level_set_seen(lv, i, SEEN_EYES);
             msg_add(g, "%s", t->msg);
             SPRING[t->action](g, t);
             vision_update(g);
@@ -399,7 +399,7 @@ CMD_BIND(trap_cmd_kick, ask, DOOR_KICK)
 
 static void set_terrain(level_t *lv, int i, uint8_t t)
 {
-    lv->terrain[i] = t;
+    level_set_terrain(lv, i, t);
     lv->opaque_ok = 0;
 }
 

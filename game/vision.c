@@ -91,7 +91,7 @@ static fov_box_t sight_box(const level_t *lv, int px, int py)
 
 /* Remembers what is seen: vis is 0 outside the box and 0 or 1 (SEEN_EYES)
  * inside, seen holds SEEN_* bits, so the box's rows are ORed eight cells
- * at once. */
+ * at once; a row where something new is remembered is marked. */
 static void remember_seen(level_t *lv, const fov_box_t *b)
 {
     size_t n = (size_t)(b->x1 - b->x0);
@@ -99,15 +99,21 @@ static void remember_seen(level_t *lv, const fov_box_t *b)
         size_t at = (size_t)y * (size_t)lv->w + (size_t)b->x0, i = 0;
         uint8_t *seen = lv->seen + at;
         const uint8_t *vis = lv->vis + at;
+        uint64_t grew = 0;
         for (; i + 8 <= n; i += 8) {
             uint64_t a, v;
             memcpy(&a, seen + i, 8);
             memcpy(&v, vis + i, 8);
+            grew |= v & ~a;
             a |= v;
             memcpy(seen + i, &a, 8);
         }
-        for (; i < n; i++)
+        for (; i < n; i++) {
+            grew |= (uint64_t)(vis[i] & ~seen[i]);
             seen[i] |= vis[i];
+        }
+        if (grew)
+            level_row_changed(lv, y);
     }
 }
 
@@ -173,6 +179,8 @@ static void view_unpack(level_t *lv, const fov_box_t *b, const uint64_t *words)
  * the current one over old (vis is 0 outside a view's sight box). */
 static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box)
 {
+    level_rows_changed(lv, old->y0, old->y1);
+    level_rows_changed(lv, box->y0, box->y1);
     for (int y = old->y0; y < old->y1; y++)
         memset(lv->vis + (size_t)y * (size_t)lv->w + (size_t)old->x0, 0,
                (size_t)(old->x1 - old->x0));
@@ -180,11 +188,14 @@ static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box
 }
 
 /* The cells of box b whose bits are set in diff flipped (vis holds 0
- * or 1): the view the bits were taken against becomes the other one. */
+ * or 1): the view the bits were taken against becomes the other one.
+ * Only the rows with a cell flipped are marked. */
 static void view_flip(level_t *lv, const fov_box_t *b, const uint64_t *diff)
 {
     for (int y = b->y0; y < b->y1; y++, diff += 2) {
         uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
+        if (diff[0] | diff[1])
+            level_row_changed(lv, y);
         for (int w = 0; w < 2; w++)
             for (uint64_t d = diff[w]; d; d &= d - 1)
                 vis[w * 64 + __builtin_ctzll(d)] ^= 1;
@@ -271,6 +282,12 @@ void vision_update(game_t *g)
     int reach = view_make(lv, p->x, p->y, radius, &box, had ? prev : NULL, &back);
     if (reach < 0)
         return;
+    if (!back && had) { /* a scan: vis was cleared whole, and was 0 outside the old box */
+        level_rows_changed(lv, old.y0, old.y1);
+        level_rows_changed(lv, box.y0, box.y1);
+    } else if (!back) { /* where the last view lay is not known here */
+        level_all_changed(lv);
+    }
     if (had) {
         lv->kept_diff = back && box_same(&old, &box);
         if (!lv->kept_diff)

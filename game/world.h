@@ -55,6 +55,8 @@ typedef struct {
  * home town's, from the start: terrain, no items, no creatures). */
 enum { SEEN_EYES = 1, SEEN_MAP = 2 };
 
+enum { LEVEL_DIRTY_WORDS = 2, LEVEL_DIRTY_ROWS = 64 * LEVEL_DIRTY_WORDS };
+
 /* Only the current level is live: vis, opaque and lit exist for it alone
  * (level_live) and are dropped when the player leaves (level_sleep). */
 typedef struct {
@@ -84,6 +86,12 @@ typedef struct {
     uint64_t *kept;
     uint8_t kept_ok, kept_diff;
     int16_t kept_x, kept_y, kept_radius, kept_reach;
+    /* The rows whose terrain, seen or vis may have changed since the
+     * render last compared them with its frame, a bit a row (derived,
+     * never saved): every writer of those arrays marks its rows
+     * (level.h's level_row_changed); rows past LEVEL_DIRTY_ROWS are
+     * always compared. */
+    uint64_t dirty[LEVEL_DIRTY_WORDS];
     rng_t gen; /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
 

@@ -79,6 +79,7 @@ static void build_arena(game_t *g)
     p->x = (int16_t)(lv->w - 3), p->y = (int16_t)(lv->h - 3);
     reg_refile(&g->reg, g->player);
     lv->terrain[p->y * lv->w + p->x] = MAP_FLOOR;
+    level_all_changed(lv);
     lv->opaque_ok = 0;
     vision_update(g);
 }

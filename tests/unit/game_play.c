@@ -971,8 +971,8 @@ START_TEST(wall_lines_join_seen_neighbours)
     ck_assert_uint_eq(AT(-1, -2), 0x2571); /* pillars meeting at a corner */
     ck_assert_uint_eq(AT(-2, -1), 0x2571);
     /* once seen, the door takes an arm and keeps its glyph; so does the wall */
-    lv->seen[py * w + px + 5] = 1;
-    lv->seen[(py - 4) * w + px - 5] = 1;
+    level_set_seen(lv, py * w + px + 5, SEEN_EYES);
+    level_set_seen(lv, (py - 4) * w + px - 5, SEEN_EYES);
     game_render(g, s, NULL);
     ck_assert_uint_eq(AT(4, 0), 0x251C);
     ck_assert_uint_eq(AT(5, 0), '\'');

@@ -213,7 +213,7 @@ void open_room(game_t *g, int r)
     for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
         for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
             bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
-            lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
+            level_set_terrain(lv, y * lv->w + x, edge ? MAP_WALL : MAP_FLOOR);
             lv->trap[y * lv->w + x] = 0;
         }
     lv->opaque_ok = 0;
@@ -234,7 +234,7 @@ void wall_in(game_t *g, handle_t h)
     for (int y = p->y - 1; y <= p->y + 1; y++)
         for (int x = p->x - 1; x <= p->x + 1; x++)
             if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
-                lv->terrain[y * lv->w + x] = MAP_WALL;
+                level_set_terrain(lv, y * lv->w + x, MAP_WALL);
     lv->opaque_ok = 0;
 }
 
@@ -259,7 +259,7 @@ handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
     level_t *lv = level_current(g);
     int x = p->x + dx, y = p->y + dy;
     ck_assert(level_in(lv, x, y));
-    lv->terrain[y * lv->w + x] = MAP_FLOOR;
+    level_set_terrain(lv, y * lv->w + x, MAP_FLOOR);
     lv->opaque_ok = 0;
     handle_t h = creature_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
     ck_assert_uint_ne(h, HANDLE_NONE);
