@@ -80,6 +80,12 @@ typedef struct {
      * frame, as its stamp says, is given only the rows that changed since,
      * not compared row by row. NULL: every row compared. */
     uint64_t *stamps;
+    /* A check of the kept frame (tests; warren-engine under
+     * WARREN_RENDER_VERIFY=1): each frame drawn from the kept one also
+     * compares the map's rows no write marked (level_t.dirty), draws any
+     * that changed, and counts them here. NULL: no check (a count above 0
+     * is a writer that does not mark its rows). */
+    uint64_t *verify_misses;
 } game_view_t;
 
 /* Content kinds may carry Lua handlers; they run in a script vm. A vm

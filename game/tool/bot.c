@@ -903,9 +903,9 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
 }
 
 /* The player is under the frame's cursor; the map starts on row 1. */
-int bot_view_misses(game_t *g, screen_t *s)
+int bot_view_misses(game_t *g, screen_t *s, uint64_t *verify)
 {
-    game_view_t v = {0};
+    game_view_t v = {.verify_misses = verify};
     game_render(g, s, &v);
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p || g->state != GAME_RUNNING || g->items.screen != ITEMUI_NONE ||

@@ -50,7 +50,8 @@ void bot_free(bot_t *b);
 key_event_t bot_next_key(bot_t *b, game_t *g);
 /* Draws g into s (game_render, one-cell tiles) and counts the creatures
  * the player sees that the frame does not show where they stand (0 while
- * a screen, an overlay or a cursor is up instead of the map). */
-int bot_view_misses(game_t *g, screen_t *s);
+ * a screen, an overlay or a cursor is up instead of the map). verify
+ * (NULL: none): the frame checked, game_view_t.verify_misses. */
+int bot_view_misses(game_t *g, screen_t *s, uint64_t *verify);
 
 #endif

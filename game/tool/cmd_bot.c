@@ -22,7 +22,9 @@
  * the player sees was not drawn on an 80x24 frame; peacefuls killed, the
  * keepers the player killed; surface steps, the steps taken on the
  * overland (atlas.h's count) in all games, and surface_min the fewest in
- * any one game. */
+ * any one game. Under WARREN_RENDER_VERIFY=1 every key's frame is
+ * checked (game_view_t.verify_misses, and against the frame drawn whole):
+ * a frame that fails crashes its game. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include "creature.h"
 #include "game.h"
 #include "prompt.h"
+#include "render.h"
 #include "script.h"
 #include "tool.h"
 
@@ -44,6 +47,7 @@ typedef struct {
     long games, max_keys, turns;
     uint64_t seed;
     int check, cls, policy, dump;
+    int verify; /* WARREN_RENDER_VERIFY=1: every frame checked (game_view_t.verify_misses) */
 } bot_opts_t;
 
 typedef struct {
@@ -142,6 +146,28 @@ static uint32_t quit_key(const game_t *g)
     }
 }
 
+/* WARREN_RENDER_VERIFY=1: the key's frame, drawn from the kept one with
+ * every row checked (unmarked: the rows a writer left unmarked), must
+ * have no such row and equal the frame drawn whole (into whole), or the
+ * game crashes (counted as a crash). */
+static void verify_frame(game_t *g, const screen_t *frame, screen_t *whole, uint64_t seed, long i,
+                         uint64_t unmarked)
+{
+    game_view_t v = {0};
+    render_full(g, whole, &v);
+    bool same =
+        frame->cur_visible == whole->cur_visible &&
+        (!frame->cur_visible || (frame->cur_x == whole->cur_x && frame->cur_y == whole->cur_y));
+    for (int k = 0; same && k < frame->w * frame->h; k++)
+        same = cell_eq(&frame->cells[k], &whole->cells[k]);
+    if (unmarked || !same) {
+        fprintf(stderr, "bot: seed %llu key %ld: %llu changed map rows unmarked, %s\n",
+                (unsigned long long)seed, i, (unsigned long long)unmarked,
+                same ? "the frame as drawn whole" : "the frame not as drawn whole");
+        abort();
+    }
+}
+
 /* Plays one game; the keys typed go to kl. NULL on OOM. */
 static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o, uint64_t seed,
                         keylog_t *kl, watch_t *w, bot_t *b)
@@ -152,7 +178,7 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o
     w->g = g;
     uint64_t start = 0;
     bool done = false;
-    screen_t *frame = screen_new(80, 24);
+    screen_t *frame = screen_new(80, 24), *whole = o->verify ? screen_new(80, 24) : NULL;
     /* past max_keys the bot quits: Q, then y at the question */
     for (long i = 0; g && g->state == GAME_RUNNING && i < o->max_keys + 20 && !done; i++) {
         key_event_t k = i < o->max_keys
@@ -167,9 +193,13 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o
         game_input(g, vm, k);
         g->watch = NULL;
         census(w);
-        w->view_misses += frame && bot_view_misses(g, frame) > 0;
+        uint64_t unmarked = 0;
+        w->view_misses += frame && bot_view_misses(g, frame, o->verify ? &unmarked : NULL) > 0;
+        if (frame && whole)
+            verify_frame(g, frame, whole, seed, i, unmarked);
     }
     screen_free(frame);
+    screen_free(whole);
     return g;
 }
 
@@ -377,6 +407,8 @@ static int class_named(const content_t *c, const char *name)
 static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
 {
     *o = (bot_opts_t){10, BOT_MAX_KEYS_DEFAULT, 20, 1, 0, -1, POLICY_EXPLORE};
+    const char *verify = getenv("WARREN_RENDER_VERIFY");
+    o->verify = verify && !strcmp(verify, "1");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--check-snapshots")) {
             o->check = 1;

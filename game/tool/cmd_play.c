@@ -11,12 +11,15 @@
 /* --frames: each key's frame taken as a session takes it (drawn into the
  * grid with the turn counter on and stamps, diffed by the ANSI encoder
  * against what the terminal shows, which then becomes the grid): the
- * bytes' count and hash, to compare builds byte for byte. */
+ * bytes' count and hash, to compare builds byte for byte. Under
+ * WARREN_RENDER_VERIFY=1 each frame also checks every map row
+ * (game_view_t.verify_misses): a changed row no write marked aborts. */
 typedef struct {
     ansi_profile_t prof;
     screen_t *grid, *sent;
     buf_t b;
     uint64_t stamps, bytes, hash;
+    uint64_t unmarked; /* WARREN_RENDER_VERIFY=1: game_view_t.verify_misses */
     game_view_t v;
 } play_frames_t;
 
@@ -40,6 +43,9 @@ static play_frames_t *frames_new(int w, int h)
     buf_init(&fr->b);
     fr->hash = 0xcbf29ce484222325ull;
     fr->v = (game_view_t){.turns = true, .stamps = &fr->stamps};
+    const char *verify = getenv("WARREN_RENDER_VERIFY");
+    if (verify && !strcmp(verify, "1"))
+        fr->v.verify_misses = &fr->unmarked;
     return fr;
 }
 
@@ -67,6 +73,11 @@ static void frames_take(play_frames_t *fr, game_t *g)
     for (size_t i = 0; i < fr->b.len; i++) /* FNV-1a */
         fr->hash = (fr->hash ^ (uint8_t)fr->b.data[i]) * 0x100000001b3ull;
     fr->bytes += fr->b.len;
+    if (fr->unmarked) { /* a writer that did not mark its rows */
+        fprintf(stderr, "play: frame %llu: %llu changed map rows unmarked\n",
+                (unsigned long long)fr->stamps, (unsigned long long)fr->unmarked);
+        abort();
+    }
 }
 
 static int play_roundtrip(play_t *p)

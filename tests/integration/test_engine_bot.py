@@ -95,6 +95,17 @@ def test_bot_reaches_depth_and_many_ends(bindir):
     assert again[:3] == parts[0][1][:3]
 
 
+def test_bot_frames_checked_row_by_row(bindir, monkeypatch):
+    """Games to their ends with every frame checked (WARREN_RENDER_VERIFY):
+    a map row changed that no write marked, or a kept frame unlike the
+    frame drawn whole, crashes its game."""
+    monkeypatch.setenv("WARREN_RENDER_VERIFY", "1")
+    parts = run_bots(tool(bindir), 6, 3, "--max-keys", "8000")
+    played = [m for p in parts for m in p[2]]
+    assert len(played) == 6 and total(parts, "crashes") == 0, parts
+    assert max(p[3]["deepest"] for p in parts) >= 5, played  # stairs, levels made and left
+
+
 def test_bot_plays_a_class_and_casts(bindir):
     parts = run_bots(tool(bindir), 4, 7, "--class", "wizard")
     assert total(parts, "games") == 4 and total(parts, "spells_cast") > 0, parts
