@@ -53,24 +53,23 @@ static inline bool level_visible(const level_t *lv, int x, int y)
 static inline void level_row_changed(level_t *lv, int y)
 {
     if (y >= 0 && y < LEVEL_DIRTY_ROWS)
-        lv->dirty[y / 64] |= 1ull << (y % 64);
+        lv->dirty |= 1ull << y;
 }
 
 static inline void level_rows_changed(level_t *lv, int y0, int y1)
 {
     for (int y = y0 < 0 ? 0 : y0; y < y1 && y < LEVEL_DIRTY_ROWS; y++)
-        lv->dirty[y / 64] |= 1ull << (y % 64);
+        lv->dirty |= 1ull << y;
 }
 
 static inline void level_all_changed(level_t *lv)
 {
-    for (int i = 0; i < LEVEL_DIRTY_WORDS; i++)
-        lv->dirty[i] = ~0ull;
+    lv->dirty = ~0ull;
 }
 
 static inline bool level_row_dirty(const level_t *lv, int y)
 {
-    return y >= LEVEL_DIRTY_ROWS || ((lv->dirty[y / 64] >> (y % 64)) & 1);
+    return y >= LEVEL_DIRTY_ROWS || ((lv->dirty >> y) & 1);
 }
 
 /* Terrain t, or memory m, at level cell i, the row marked. */

@@ -1090,7 +1090,7 @@ static int draw_map(game_t *g, screen_t *s, level_t *lv, const map_view_t *m, re
     for (int sy = -1; full && sy <= m->vh; sy++)
         if (shadow_row_on_level(lv, m, sy))
             shadow_row(cache, lv, m, sy);
-    memset(lv->dirty, 0, sizeof lv->dirty);
+    lv->dirty = 0;
     return ret;
 }
 

@@ -55,7 +55,7 @@ typedef struct {
  * home town's, from the start: terrain, no items, no creatures). */
 enum { SEEN_EYES = 1, SEEN_MAP = 2 };
 
-enum { LEVEL_DIRTY_WORDS = 2, LEVEL_DIRTY_ROWS = 64 * LEVEL_DIRTY_WORDS };
+enum { LEVEL_DIRTY_ROWS = 64 }; /* level_t.dirty's: a made level has 40 rows, the overland 21 */
 
 /* Only the current level is live: vis, opaque and lit exist for it alone
  * (level_live) and are dropped when the player leaves (level_sleep). */
@@ -63,12 +63,19 @@ typedef struct {
     int16_t w, h;
     int16_t depth;
     int16_t up_x, up_y, down_x, down_y;
+    uint16_t nregions;
     uint8_t *terrain; /* w*h terrain ids (content terrain table) */
     uint8_t *seen;    /* w*h: SEEN_* bits, 0 a cell never known */
     uint8_t *region;  /* w*h: 0 none, else index + 1 into regions */
     uint8_t *trap;    /* w*h: 0 none, else trap kind + 1, | TRAP_FOUND once found (trap.h) */
     level_region_t *regions;
-    uint16_t nregions;
+    /* The rows whose terrain, seen or vis may have changed since the
+     * render last compared them with its frame, a bit a row (derived,
+     * never saved), in the struct's first cache line with the arrays the
+     * render reads: every writer of those arrays marks its rows (level.h's
+     * level_row_changed); rows from LEVEL_DIRTY_ROWS on are always
+     * compared. */
+    uint64_t dirty;
     uint8_t *vis;      /* w*h: visible now (live only, derived, not saved) */
     uint8_t *opaque;   /* w*h: blocks sight (live only, derived from terrain) */
     uint8_t *lit;      /* w*h: lit by its region (live only, derived) */
@@ -86,12 +93,6 @@ typedef struct {
     uint64_t *kept;
     uint8_t kept_ok, kept_diff;
     int16_t kept_x, kept_y, kept_radius, kept_reach;
-    /* The rows whose terrain, seen or vis may have changed since the
-     * render last compared them with its frame, a bit a row (derived,
-     * never saved): every writer of those arrays marks its rows
-     * (level.h's level_row_changed); rows past LEVEL_DIRTY_ROWS are
-     * always compared. */
-    uint64_t dirty[LEVEL_DIRTY_WORDS];
     rng_t gen; /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
 
