@@ -261,7 +261,7 @@ bool moderation_deleting(const server_t *s, int64_t user)
 void moderation_deleting_heard(server_t *home, const notify_event_t *ev)
 {
     int64_t a = ev->a, b = ev->b;
-    if (a <= 0 || !ev->from[0])
+    if (a <= 0 || !ev->from[0] || b == INT64_MIN) /* INT64_MIN: no number, and no -b */
         return;
     /* b > 0: delete b began (heard twice: one mark); -b: it ended; 0: a
      * build before delete numbers ended one (its marks, all) */

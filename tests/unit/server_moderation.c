@@ -181,6 +181,23 @@ START_TEST(concurrent_deletes_clear_only_their_own_marks)
 }
 END_TEST
 
+/* A node event's number is whatever its sender wrote: the lowest int64
+ * (no delete's number, begun or ended) is no end of any mark, and
+ * reading it is no overflow (the sanitizer stops this test if it is). */
+START_TEST(a_delete_number_out_of_range_is_no_end)
+{
+    static server_t home;
+    memset(&home, 0, sizeof home);
+    heard(&home, "a", 44, 3);
+    heard(&home, "a", 44, INT64_MIN);
+    ck_assert(moderation_deleting(&home, 44));
+    heard(&home, "a", 45, INT64_MIN);
+    ck_assert(!moderation_deleting(&home, 45));
+    heard(&home, "a", 44, -3);
+    ck_assert(!moderation_deleting(&home, 44));
+}
+END_TEST
+
 Suite *suite_server_moderation(void)
 {
     Suite *s = suite_create("server_moderation");
@@ -192,6 +209,7 @@ Suite *suite_server_moderation(void)
     tcase_add_test(t, deletes_marked_up_to_their_cap);
     tcase_add_test(t, another_nodes_delete_mark_expires);
     tcase_add_test(t, concurrent_deletes_clear_only_their_own_marks);
+    tcase_add_test(t, a_delete_number_out_of_range_is_no_end);
     suite_add_tcase(s, t);
     return s;
 }
