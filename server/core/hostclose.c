@@ -39,6 +39,7 @@ typedef struct {
 
 struct hostcloses {
     list_t heres, asks;
+    int nheres; /* on heres: HOSTCLOSE_HERES at most */
 };
 
 static struct hostcloses *closes_of(server_t *home)
@@ -74,6 +75,8 @@ static bool still_copying(server_t *home, int64_t user)
 static void here_done(here_t *h, bool done)
 {
     list_remove(&h->node);
+    if (h->home->lease.closes)
+        h->home->lease.closes->nheres--;
     uv_timer_stop(&h->timer);
     uv_close((uv_handle_t *)&h->timer, on_timer_closed);
     if (done)
@@ -104,6 +107,12 @@ void hostclose_here(server_t *home, int64_t user, hostclose_here_cb done, void *
     if (!still_copying(home, user))
         return done(ud, true);
     struct hostcloses *e = home->lease.notify ? closes_of(home) : NULL; /* stopped: none */
+    if (e && e->nheres >= HOSTCLOSE_HERES) {
+        log_warn("hosted games of account %lld: closed, but not waited for (%d closes "
+                 "waiting at once)",
+                 (long long)user, HOSTCLOSE_HERES);
+        return done(ud, false);
+    }
     here_t *h = e ? calloc(1, sizeof *h) : NULL;
     if (!h) {
         log_error("hosted games of account %lld: not waited for (stopping, or out of memory)",
@@ -114,6 +123,7 @@ void hostclose_here(server_t *home, int64_t user, hostclose_here_cb done, void *
     uv_timer_init(home->loop, &h->timer);
     h->timer.data = h;
     list_push_back(&e->heres, &h->node);
+    e->nheres++;
     uv_timer_start(&h->timer, on_here_poll, HOSTCLOSE_POLL_MS, HOSTCLOSE_POLL_MS);
 }
 

@@ -19,12 +19,17 @@
 #define HOSTCLOSE_WAIT_MS  5000
 #define HOSTCLOSE_NODES    32 /* nodes asked at once at most: more, the delete refused */
 #define HOSTCLOSE_POLL_MS  50 /* how often a close here looks whether its copies are done */
+/* closes here waiting at once at most (asked by other nodes, or this
+ * one's deletes): more are closed but not waited for, answered not done
+ * (logged), so a flood of asks never grows the list or its timers */
+#define HOSTCLOSE_HERES    64
 #define HOSTCLOSE_GAME_MSG "The administrator saved and closed your game."
 
 /* The account's games here saved and closed (its player told
  * HOSTCLOSE_GAME_MSG), then done(ud, true) on home once none of them runs
  * and every last copy of its files is stored or given up, or done(ud,
- * false) when that takes over HOSTCLOSE_WAIT_MS (or this node stops).
+ * false) when that takes over HOSTCLOSE_WAIT_MS (or this node stops, or
+ * HOSTCLOSE_HERES closes wait already).
  * done may be called within this call. */
 typedef void (*hostclose_here_cb)(void *ud, bool done);
 void hostclose_here(server_t *home, int64_t user, hostclose_here_cb done, void *ud);
