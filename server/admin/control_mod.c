@@ -480,14 +480,22 @@ static void delete_closed(ctl_t *c)
     uv_timer_start(&h->t, on_delete_held, (uint64_t)hold, 0);
 }
 
+#define HOSTED_TEXT_(n) #n
+#define HOSTED_TEXT(n)  HOSTED_TEXT_(n)
+
 /* The words of a close of the account's hosted games not done (node:
- * the one it names, NULL: here or none). */
+ * the one it names, NULL: here or none), and what the admin may do. */
 static const struct {
-    const char *what;
+    const char *what, *then;
 } HOSTED_NOT[] = {
-    [HOSTCLOSE_SILENT] = {"did not answer the close of the hosted games of"},
-    [HOSTCLOSE_UNSTORED] = {"did not store in time the last copies of the hosted games of"},
-    [HOSTCLOSE_FAILED] = {"could not be asked to close the hosted games of"},
+    [HOSTCLOSE_SILENT] = {"did not answer the close of the hosted games of",
+                          "try again, or once that node stopped"},
+    [HOSTCLOSE_UNSTORED] = {"did not store in time the last copies of the hosted games of",
+                            "try again, or once that node stopped"},
+    [HOSTCLOSE_FAILED] = {"could not be asked to close the hosted games of", "try again"},
+    [HOSTCLOSE_TOO_MANY] = {"are too many to ask to close the hosted games of",
+                            "over " HOSTED_TEXT(HOSTCLOSE_NODES) " live, or a name over 63 "
+                                                                 "bytes: try again once fewer run"},
 };
 
 static void hosted_closed(void *ud, hostclose_result_t result, const char *node)
@@ -496,9 +504,9 @@ static void hosted_closed(void *ud, hostclose_result_t result, const char *node)
     if (result == HOSTCLOSE_DONE)
         return delete_closed(c);
     char why[400];
-    snprintf(why, sizeof why, "%s%s %s %s; nothing deleted (try again%s)",
+    snprintf(why, sizeof why, "%s%s %s %s; nothing deleted (%s)",
              node ? "node " : "the other nodes", node ? node : "", HOSTED_NOT[result].what, c->name,
-             node ? ", or once that node stopped" : "");
+             HOSTED_NOT[result].then);
     delete_refused(c, why);
 }
 

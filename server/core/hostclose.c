@@ -197,9 +197,14 @@ static void on_nodes(void *ud, int status, const char *names, size_t len)
     ask_t *a = ud;
     server_t *home = a->home;
     struct hostcloses *e = home->lease.closes; /* stopped meanwhile: none */
-    bool ok = e && status == DB_OK && take_names(a, names ? names : "", names ? len : 0);
+    bool read = e && status == DB_OK;
+    bool ok = read && take_names(a, names ? names : "", names ? len : 0);
+    if (read && !ok)
+        log_error("close of account %lld's games at other nodes: not asked (over %d live nodes, "
+                  "or a name over %zu bytes)",
+                  (long long)a->user, HOSTCLOSE_NODES, sizeof a->to[0] - 1);
     if (!ok || a->n == 0) {
-        a->cb(a->ud, ok ? HOSTCLOSE_DONE : HOSTCLOSE_FAILED, NULL);
+        a->cb(a->ud, ok ? HOSTCLOSE_DONE : read ? HOSTCLOSE_TOO_MANY : HOSTCLOSE_FAILED, NULL);
         return free(a);
     }
     a->left = a->n;

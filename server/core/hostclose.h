@@ -38,7 +38,8 @@ typedef enum {
     HOSTCLOSE_DONE,     /* every live node answered: closed, its copies stored */
     HOSTCLOSE_SILENT,   /* node did not answer within HOSTCLOSE_WAIT_MS */
     HOSTCLOSE_UNSTORED, /* node answered its last copies were not stored in time */
-    HOSTCLOSE_FAILED,   /* not asked: the nodes not read (node NULL), too many, or stopping */
+    HOSTCLOSE_FAILED,   /* not asked: the nodes not read (node NULL), or stopping */
+    HOSTCLOSE_TOO_MANY, /* not asked: over HOSTCLOSE_NODES live, or a name too long */
 } hostclose_result_t;
 /* cb(ud, result, node: the node it names, or NULL) once, on home. */
 typedef void (*hostclose_cb)(void *ud, hostclose_result_t result, const char *node);

@@ -216,3 +216,29 @@ def test_a_delete_is_refused_when_a_node_running_a_hosted_game_of_it_does_not_an
         t.wait_for(DELETED)
         assert CLOSED.encode() in t.raw, t.raw[-800:]
         assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
+
+
+def test_a_delete_refused_over_the_nodes_it_can_ask_says_so(pair, clients, bindir):
+    """More live nodes than a delete asks at once to close an account's
+    hosted games (here 40 heartbeats written beside b's): the delete is
+    refused in words an admin can act on (how many, and to try again
+    once fewer run, not a bare "could not be asked"), logged, and deletes
+    nothing; with those nodes gone, the delete asked again is done."""
+    a, b = pair
+    name = unique_name("mn")
+    clients(a.port).connected().register(name)
+    far = 4102444800000  # 2100: live for the test's length
+    a.db_write(*[("INSERT INTO nodes(node, expires) VALUES (?, ?)", (f"x{i}", far))
+                 for i in range(40)])
+    try:
+        rc, out, err = admin_rc(bindir, a, "delete", name, "--yes")
+    finally:
+        a.db_write(("DELETE FROM nodes WHERE node LIKE ?", ("x%",)))
+    assert rc != 0 and (f"the other nodes are too many to ask to close the hosted games of "
+                        f"{name}; nothing deleted (over 32 live") in err, (rc, out, err)
+    assert "try again once fewer run" in err, err
+    assert "not asked (over 32 live nodes" in a.log()
+    assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(1,)]
+    out = admin(bindir, a, "delete", name, "--yes")
+    assert f"deleted {name}" in out, out
+    assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
