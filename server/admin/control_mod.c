@@ -490,7 +490,8 @@ static const struct {
 } HOSTED_NOT[] = {
     [HOSTCLOSE_SILENT] = {"did not answer the close of the hosted games of",
                           "try again, or once that node stopped"},
-    [HOSTCLOSE_UNSTORED] = {"did not store in time the last copies of the hosted games of",
+    [HOSTCLOSE_UNSTORED] = {"could not end in time (a program still exiting, or a last copy "
+                            "not stored) the hosted games of",
                             "try again, or once that node stopped"},
     [HOSTCLOSE_FAILED] = {"could not be asked to close the hosted games of", "try again"},
     [HOSTCLOSE_TOO_MANY] = {"are too many to ask to close the hosted games of",

@@ -211,7 +211,7 @@ static void on_nodes(void *ud, int status, const char *names, size_t len)
     uv_timer_init(home->loop, &a->timer);
     a->timer.data = a;
     list_push_back(&e->asks, &a->node);
-    uv_timer_start(&a->timer, on_ask_silent, HOSTCLOSE_WAIT_MS, 0);
+    uv_timer_start(&a->timer, on_ask_silent, HOSTCLOSE_ASK_MS, 0);
     for (int i = 0; i < a->n; i++) {
         log_info("admin: close of account %lld's games asked of node %s", (long long)a->user,
                  a->to[i]);

@@ -6,7 +6,8 @@
  * and answers (NOTIFY_HCLOSED) once none of them runs any more and the
  * last copy of the player's files (hostcopy.h) is stored, or given up
  * (logged); the copy not done within HOSTCLOSE_WAIT_MS, it answers so.
- * The asker waits HOSTCLOSE_WAIT_MS for every answer.
+ * The asker waits HOSTCLOSE_ASK_MS for every answer: longer, so a node's
+ * answer that its close was not done in time comes while it waits.
  *
  * The requests and waits are home's (lease_t.closes), freed by
  * hostclose_stop. Home loop only. */
@@ -17,6 +18,7 @@
 #include "notify.h"
 
 #define HOSTCLOSE_WAIT_MS  5000
+#define HOSTCLOSE_ASK_MS   (HOSTCLOSE_WAIT_MS + 3000) /* and the answer's way back */
 #define HOSTCLOSE_NODES    32 /* nodes asked at once at most: more, the delete refused */
 #define HOSTCLOSE_POLL_MS  50 /* how often a close here looks whether its copies are done */
 /* closes here waiting at once at most (asked by other nodes, or this
@@ -36,8 +38,8 @@ void hostclose_here(server_t *home, int64_t user, hostclose_here_cb done, void *
 
 typedef enum {
     HOSTCLOSE_DONE,     /* every live node answered: closed, its copies stored */
-    HOSTCLOSE_SILENT,   /* node did not answer within HOSTCLOSE_WAIT_MS */
-    HOSTCLOSE_UNSTORED, /* node answered its last copies were not stored in time */
+    HOSTCLOSE_SILENT,   /* node did not answer within HOSTCLOSE_ASK_MS */
+    HOSTCLOSE_UNSTORED, /* node answered its games had not ended, or their copies stored, in time */
     HOSTCLOSE_FAILED,   /* not asked: the nodes not read (node NULL), or stopping */
     HOSTCLOSE_TOO_MANY, /* not asked: over HOSTCLOSE_NODES live, or a name too long */
 } hostclose_result_t;

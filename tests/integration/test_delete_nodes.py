@@ -242,3 +242,36 @@ def test_a_delete_refused_over_the_nodes_it_can_ask_says_so(pair, clients, bindi
     out = admin(bindir, a, "delete", name, "--yes")
     assert f"deleted {name}" in out, out
     assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
+
+
+def test_a_delete_names_the_node_whose_hosted_game_would_not_end_in_time(
+        bindir, clients, tmp_path):
+    """A hosted game of the account runs at b and ignores its hangup (its
+    program killed only 10 s later): b closes it, waits its 5 s and
+    answers that it is not done; a, waiting longer than b does, hears
+    that answer and refuses in its words (not "did not answer", which
+    would send the admin after a node that answered); once the program
+    is gone the delete asked again is done."""
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game nohup]\nname = No Hangup\ncommand = {toy} nohup\n"
+                    "hangup-timeout = 10\n")
+    with Nodes(bindir, tmp_path) as nodes:
+        a, b = (nodes.start(n, "--config", conf) for n in ("a", "b"))
+        name = unique_name("nh")
+        t = clients(b.port)
+        t.register(name)
+        t.send("1")
+        t.wait_for("nohup ready")
+        (uid,), = a.db_rows("SELECT id FROM users WHERE name = ?", name)
+        rc, out, err = admin_rc(bindir, a, "delete", name, "--yes")
+        assert rc != 0 and (f"node b could not end in time (a program still exiting, or a last "
+                            f"copy not stored) the hosted games of {name}; nothing deleted") \
+            in err, (rc, out, err)
+        b.wait_log(rf"close of account {uid}'s games asked by node a: not done in time")
+        assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(1,)]
+        b.wait_log(rf"program exited user={name} game=nohup pid=\d+ status=9", timeout=20)
+        out = admin(bindir, a, "delete", name, "--yes")
+        assert f"deleted {name}" in out, out
+        assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
