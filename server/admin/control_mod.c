@@ -515,8 +515,9 @@ static void hosted_here(void *ud, bool done)
 {
     ctl_t *c = ud;
     if (!done)
-        return delete_refused(c, "the last copies of its hosted games here were not stored "
-                                 "in time; nothing deleted (try again)");
+        return delete_refused(c, "its hosted games here could not end in time (a program "
+                                 "still exiting, or a last copy not stored); nothing deleted "
+                                 "(try again)");
     hostclose_nodes(c->srv, c->user_id, hosted_closed, c);
 }
 

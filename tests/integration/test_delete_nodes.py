@@ -275,3 +275,32 @@ def test_a_delete_names_the_node_whose_hosted_game_would_not_end_in_time(
         out = admin(bindir, a, "delete", name, "--yes")
         assert f"deleted {name}" in out, out
         assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
+
+
+def test_a_delete_says_its_own_nodes_hosted_game_would_not_end_in_time(
+        bindir, clients, tmp_path):
+    """The same at the deleting node itself: its hosted game ignores its
+    hangup, so after 5 s the delete is refused saying the game could not
+    end in time (not only that a copy was not stored), and deletes
+    nothing; once the program is gone the delete is done."""
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game nohup]\nname = No Hangup\ncommand = {toy} nohup\n"
+                    "hangup-timeout = 10\n")
+    with Nodes(bindir, tmp_path) as nodes:
+        a, _ = (nodes.start(n, "--config", conf) for n in ("a", "b"))
+        name = unique_name("nh")
+        t = clients(a.port)
+        t.register(name)
+        t.send("1")
+        t.wait_for("nohup ready")
+        rc, out, err = admin_rc(bindir, a, "delete", name, "--yes")
+        assert rc != 0 and ("its hosted games here could not end in time (a program still "
+                            "exiting, or a last copy not stored); nothing deleted") in err, \
+            (rc, out, err)
+        assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(1,)]
+        a.wait_log(rf"program exited user={name} game=nohup pid=\d+ status=9", timeout=20)
+        out = admin(bindir, a, "delete", name, "--yes")
+        assert f"deleted {name}" in out, out
+        assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
