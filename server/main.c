@@ -22,6 +22,7 @@
 #include "moderation.h"
 #include "notify.h"
 #include "peer.h"
+#include "readturn.h"
 #include "privsep.h"
 #include "pool.h"
 #include "records.h"
@@ -121,6 +122,7 @@ static void on_signal(uv_signal_t *h, int signum)
     control_stop(s);
     peer_stop(s);
     webgw_stop(s);
+    readturn_close(s); /* keys kept for a later turn are played first */
     session_shutdown_all(s);
     storage_shutdown(s, shutdown_stored);
 }

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "logcap.h"
 #include "ratelimit.h"
+#include "readturn.h"
 #include "relay.h"
 #include "server.h"
 #include "session.h"
@@ -38,6 +39,7 @@ static void menu_leave(conn_t *c)
 void conn_fini(conn_t *c)
 {
     menu_leave(c);
+    readturn_drop(c);
     ratelimit_free(c->input_limit);
     if (c->srv->hooks->conn_close)
         c->srv->hooks->conn_close(c);
@@ -213,6 +215,7 @@ void conn_to_game(conn_t *c, server_t *k, int64_t game_id)
     }
     conn_dest_t d = {.go = game_id ? GO_WATCH : GO_PLAY, .game_id = game_id};
     conn_wait(c);
+    readturn_flush(c); /* held for the game (hold_key): they go with c */
     c->ops->move(c, k, &d);
 }
 
@@ -230,6 +233,7 @@ static void conn_go_home(conn_t *c, conn_go_t go, const char *text)
     if (c->sess) /* a game keeps no conn that leaves its loop */
         session_detach(c, NULL);
     conn_set_place(c, CONN_WAIT);
+    readturn_flush(c);
     c->ops->move(c, shard_at(c->srv, 0), &d);
 }
 
@@ -333,6 +337,12 @@ static void hold_key(conn_t *c, key_event_t k)
 
 void conn_key(conn_t *c, key_event_t k)
 {
+    if (!readturn_keep(c, k))
+        conn_key_now(c, k);
+}
+
+void conn_key_now(conn_t *c, key_event_t k)
+{
     if (c->place == CONN_WAIT && !c->sess && !c->relay)
         return hold_key(c, k);
     conn_route(c)->key(c, k);
@@ -351,13 +361,13 @@ void conn_play_held(conn_t *c)
     key_event_t keys[CONN_HELD_KEYS];
     int n = conn_take_held(c, keys);
     for (int i = 0; i < n && c->sess && c->place == CONN_PLAY && !c->closing; i++)
-        conn_key(c, keys[i]); /* a key may leave the game: the rest are not its */
+        conn_key_now(c, keys[i]); /* a key may leave the game: the rest are not its */
 }
 
 void conn_play_keys(conn_t *c, const key_event_t *keys, int n)
 {
     for (int i = 0; i < n && !c->closing; i++)
-        conn_key(c, keys[i]); /* a key starting a game: the rest are held for it */
+        conn_key_now(c, keys[i]); /* a key starting a game: the rest are held for it */
 }
 
 void conn_resized(conn_t *c)

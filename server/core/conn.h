@@ -92,6 +92,10 @@ typedef struct {
     /* A relay (relay.h): the stand-in, on a game's loop, of a conn on the
      * home loop. Its menus go home; it is never in a menu itself. */
     bool relay;
+    /* Stops reading c's input (stop) while it has keys kept for a later
+     * turn (readturn.h), the rest left to the kernel; or starts again.
+     * NULL: its input comes another way (a relay's stand-in). */
+    void (*pause)(conn_t *c, bool stop);
 } conn_ops_t;
 
 struct conn {
@@ -149,7 +153,8 @@ struct conn {
     watchview_t *watch;               /* a terminal watcher's help, chat line, footer (watch.c) */
     key_event_t held[CONN_HELD_KEYS]; /* typed in CONN_WAIT (conn_key, conn_play_held) */
     uint8_t nheld;
-    const char *held_for; /* what they wait for, as the log names it (conn_wait_for) */
+    const char *held_for;  /* what they wait for, as the log names it (conn_wait_for) */
+    struct readkept *kept; /* keys kept past a turn's budget (readturn.c) */
 };
 
 /* Sets up the fields every gateway shares: a new id, empty lists, menu
@@ -190,6 +195,9 @@ bool conn_in_game(const conn_t *c);
  * (session.h), to its game on another loop (relay.h), or to the menu
  * (hooks.h; a browser has none: its keys outside a game are dropped). */
 void conn_key(conn_t *c, key_event_t k);
+/* The same, now: conn_key once the loop turn's budget for input
+ * (readturn.h) allows k, or the keys it kept as a later turn plays them. */
+void conn_key_now(conn_t *c, key_event_t k);
 /* c has just been attached to its game (session.c): the keys it typed
  * while the game loaded (a key sent with the menu's choice, or before the
  * first frame) are played now, in order. */

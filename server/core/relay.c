@@ -385,10 +385,8 @@ static void game_key(server_t *k, void *ud)
     rmsg_t *m = ud;
     conn_t *r = &m->rl->conn;
     (void)k;
-    if (!r->closing && r->place == CONN_WAIT)
-        conn_key(r, m->key); /* held while its game loads (conn_play_held) */
-    else if (!r->closing)
-        session_key(r, m->key);
+    if (!r->closing) /* held while its game loads (conn_play_held); a turn's share */
+        conn_key(r, m->key);
     rmsg_done(m);
 }
 

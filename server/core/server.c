@@ -10,6 +10,7 @@
 #include "notify.h"
 #include "outhold.h"
 #include "peer.h"
+#include "readturn.h"
 #include "session.h"
 
 uint64_t now_ms(const server_t *s)
@@ -54,6 +55,7 @@ void server_bufs_free(server_t *s)
     free(s->changes);
     s->changes = NULL;
     outhold_free(s);
+    readturn_free(s);
 }
 
 void conn_bye(conn_t *c)

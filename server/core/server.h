@@ -154,9 +154,10 @@ struct server {
      * i's from i << 48 up, so no two loops give the same */
     uint64_t screen_stamps;
     buf_t enc[ANSI_PROFILE_IDS];
-    buf_t enc_json;         /* the JSON encoding of the same frame */
-    uint64_t frame_encodes; /* frames.c: diffs and keyframes encoded for viewers */
-    struct outhold *hold;   /* a round of writes held (outhold.c; loop thread only) */
+    buf_t enc_json;            /* the JSON encoding of the same frame */
+    uint64_t frame_encodes;    /* frames.c: diffs and keyframes encoded for viewers */
+    struct outhold *hold;      /* a round of writes held (outhold.c; loop thread only) */
+    struct readturn *readturn; /* a turn's budget for input, keys kept past it (readturn.c) */
     /* Games that came, ended or went since the watch list last read them
      * (session.c writes them; screens/wlist.c reads and clears them, this
      * loop parked); lost once more than SESS_CHANGES_MAX waited. */

@@ -8,6 +8,7 @@
 #include "lease.h"
 #include "log.h"
 #include "notify.h"
+#include "readturn.h"
 #include "server.h"
 #include "session.h"
 #include "relay.h"
@@ -440,6 +441,7 @@ static void shard_down(server_t *k, void *ud)
     (void)ud;
     k->stopping = true;
     HOOKS_CALL(k->hooks->loop_stop, k);
+    readturn_close(k); /* keys kept for a later turn are played first */
     session_shutdown_all(k);
     storage_shutdown(k, shard_stored);
 }

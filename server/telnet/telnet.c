@@ -317,6 +317,7 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
 }
 
 static void op_move(conn_t *c, server_t *to, const conn_dest_t *d);
+static void op_pause(conn_t *c, bool stop);
 
 static const conn_ops_t telnet_ops = {.write = op_write,
                                       .writable = op_writable,
@@ -324,7 +325,8 @@ static const conn_ops_t telnet_ops = {.write = op_write,
                                       .close = op_close,
                                       .release = op_release,
                                       .settled = op_settled,
-                                      .move = op_move};
+                                      .move = op_move,
+                                      .pause = op_pause};
 
 /* ---- what the client tells us --------------------------------------------------------- */
 
@@ -624,6 +626,18 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
         conn_unref(c);
     }
     read_done(tl, b); /* tl: c may be gone from this loop by now */
+}
+
+/* conn_ops_t.pause: while c's keys wait for a later turn (readturn.h) its
+ * bytes stay in the kernel; it reads again unless it ended meanwhile, is
+ * on its way to another loop (which starts it once there) or closing. */
+static void op_pause(conn_t *c, bool stop)
+{
+    tconn_t *t = tconn_of(c);
+    if (stop)
+        uv_read_stop(&t->io.stream);
+    else if (!c->closing && t->mv == MV_NONE && !list_linked(&t->eof_node))
+        uv_read_start(&t->io.stream, on_alloc, on_read);
 }
 
 /* ---- accepting ------------------------------------------------------------------------- */

@@ -540,6 +540,12 @@ void web_close(web_conn_t *wc, int code, const char *reason)
     lws_callback_on_writable(wc->wsi);
 }
 
+void web_conn_pause(web_conn_t *wc, bool stop)
+{
+    if (wc->wsi && !wc->closing)
+        lws_rx_flow_control(wc->wsi, stop ? 0 : 1);
+}
+
 void web_conn_set_user(web_conn_t *wc, void *user)
 {
     wc->user = user;

@@ -231,6 +231,9 @@ size_t web_queued(const web_conn_t *wc);
 /* Closes with a websocket close code (1000 normal, 1008 policy, ...) and a
  * short reason. Queued messages are sent first. on_close follows. */
 void web_close(web_conn_t *wc, int code, const char *reason);
+/* Stops reading wc's messages (stop; lws keeps what it read, the kernel
+ * the rest) or starts again. */
+void web_conn_pause(web_conn_t *wc, bool stop);
 void web_conn_set_user(web_conn_t *wc, void *user);
 void *web_conn_user(const web_conn_t *wc);
 web_kind_t web_conn_kind(const web_conn_t *wc); /* tests/tools/web_harness asks it */

@@ -174,13 +174,22 @@ static void op_release(conn_t *c)
     ws_free(wsock_of(c));
 }
 
+/* conn_ops_t.pause: its keys wait for a later turn (readturn.h). */
+static void op_pause(conn_t *c, bool stop)
+{
+    wsock_t *ws = wsock_of(c);
+    if (ws->wc)
+        web_conn_pause(ws->wc, stop);
+}
+
 static const conn_ops_t web_ops = {.browser = true,
                                    .write = op_write,
                                    .write_shared = op_write_shared,
                                    .writable = op_writable,
                                    .close = op_close,
                                    .leave = op_leave,
-                                   .release = op_release};
+                                   .release = op_release,
+                                   .pause = op_pause};
 
 /* ---- sizes and keys ------------------------------------------------------------- */
 

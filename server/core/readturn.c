@@ -1,0 +1,241 @@
+/* readturn — a loop turn's share of input; see readturn.h. */
+#include "readturn.h"
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+#include "conn.h"
+#include "list.h"
+#include "log.h"
+#include "server.h"
+
+/* A conn's kept keys: a ring that grows to READTURN_KEPT_MAX. */
+struct readkept {
+    list_t node; /* on readturn_t.kept while it has keys */
+    conn_t *conn;
+    key_event_t *keys;
+    uint32_t head, n, cap;
+    bool paused; /* its reading stopped (conn_ops_t.pause) */
+};
+
+typedef struct readturn {
+    server_t *srv;
+    uv_check_t end;      /* a turn ends: the budget starts over */
+    uv_idle_t play;      /* kept keys are played, the next turn, before the poll */
+    list_t kept;         /* readkept_t.node: conns with kept keys, first kept first */
+    uint64_t start;      /* the turn's first key, uv_hrtime; 0: none yet */
+    uint32_t keys;       /* handled this turn */
+    uint32_t test;       /* readturn_test_budget; 0: READTURN_NS */
+    bool closed;         /* readturn_close: no more keeping */
+    uint64_t kept_turns; /* turns that ended with keys kept */
+    uint64_t kept_keys;  /* keys kept so far */
+} readturn_t;
+
+static void on_end(uv_check_t *h)
+{
+    readturn_t *rt = h->data;
+    rt->start = 0;
+    rt->keys = 0;
+    if (!list_empty(&rt->kept))
+        rt->kept_turns++;
+}
+
+static void on_play(uv_idle_t *h);
+
+/* The loop's state, made at its first key; NULL when out of memory (then
+ * keys are handled as they come, as before there was a budget). */
+static readturn_t *readturn_of(server_t *s)
+{
+    if (s->readturn || s->stopping)
+        return s->readturn;
+    readturn_t *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return NULL;
+    rt->srv = s;
+    rt->test = (uint32_t)s->cfg.test_read_budget;
+    list_init(&rt->kept);
+    uv_check_init(s->loop, &rt->end);
+    uv_idle_init(s->loop, &rt->play);
+    rt->end.data = rt->play.data = rt;
+    uv_check_start(&rt->end, on_end);
+    uv_unref((uv_handle_t *)&rt->end); /* it never keeps the loop running */
+    s->readturn = rt;
+    return rt;
+}
+
+static bool spent(readturn_t *rt)
+{
+    if (rt->test)
+        return rt->keys >= rt->test;
+    if (rt->keys == 0)
+        return false;
+    return uv_hrtime() - rt->start >= READTURN_NS;
+}
+
+static void count(readturn_t *rt)
+{
+    if (rt->keys++ == 0)
+        rt->start = uv_hrtime();
+}
+
+/* The conn's reading stops (stop) or starts again. */
+static void pause_conn(conn_t *c, struct readkept *k, bool stop)
+{
+    if (k->paused == stop)
+        return;
+    k->paused = stop;
+    if (c->ops->pause)
+        c->ops->pause(c, stop);
+}
+
+static bool push(struct readkept *k, key_event_t key)
+{
+    if (k->n == k->cap) {
+        if (k->cap >= READTURN_KEPT_MAX)
+            return false;
+        uint32_t cap = k->cap ? k->cap * 2 : 16;
+        key_event_t *nk = malloc(cap * sizeof *nk);
+        if (!nk)
+            return false;
+        for (uint32_t i = 0; i < k->n; i++)
+            nk[i] = k->keys[(k->head + i) % k->cap];
+        free(k->keys);
+        k->keys = nk;
+        k->head = 0;
+        k->cap = cap;
+    }
+    k->keys[(k->head + k->n) % k->cap] = key;
+    k->n++;
+    return true;
+}
+
+static key_event_t pop(struct readkept *k)
+{
+    key_event_t key = k->keys[k->head];
+    k->head = (k->head + 1) % k->cap;
+    k->n--;
+    return key;
+}
+
+bool readturn_keep(conn_t *c, key_event_t key)
+{
+    readturn_t *rt = readturn_of(c->srv);
+    if (!rt || rt->closed || c->closing)
+        return false;
+    struct readkept *k = c->kept;
+    if ((!k || k->n == 0) && !spent(rt)) {
+        count(rt);
+        return false;
+    }
+    if (!k) {
+        if (!(k = calloc(1, sizeof *k)))
+            return false; /* out of memory: handled now, over the budget */
+        list_init(&k->node);
+        k->conn = c;
+        c->kept = k;
+    }
+    if (!push(k, key))
+        return false; /* past the cap: the same */
+    if (!list_linked(&k->node)) {
+        list_push_back(&rt->kept, &k->node);
+        uv_idle_start(&rt->play, on_play);
+    }
+    rt->kept_keys++;
+    pause_conn(c, k, true);
+    return true;
+}
+
+/* Plays c's kept keys while the turn has budget; true once none is left
+ * (or c closed). The caller holds a ref on c. */
+static bool play_conn(readturn_t *rt, conn_t *c)
+{
+    struct readkept *k = c->kept;
+    while (k->n && !c->closing && !spent(rt)) {
+        count(rt);
+        conn_key_now(c, pop(k));
+    }
+    return k->n == 0 || c->closing;
+}
+
+static void on_play(uv_idle_t *h)
+{
+    readturn_t *rt = h->data;
+    while (!list_empty(&rt->kept) && !spent(rt)) {
+        struct readkept *k = LIST_ITEM(list_front(&rt->kept), struct readkept, node);
+        conn_t *c = k->conn;
+        conn_ref(c);
+        if (play_conn(rt, c)) {
+            k->n = k->head = 0;
+            list_remove(&k->node);
+            pause_conn(c, k, false);
+        }
+        conn_unref(c);
+    }
+    if (list_empty(&rt->kept))
+        uv_idle_stop(h);
+}
+
+void readturn_flush(conn_t *c)
+{
+    struct readkept *k = c->kept;
+    if (!k || !list_linked(&k->node))
+        return;
+    list_remove(&k->node);
+    conn_ref(c);
+    while (k->n && !c->closing)
+        conn_key_now(c, pop(k));
+    k->n = k->head = 0;
+    pause_conn(c, k, false);
+    conn_unref(c);
+}
+
+void readturn_drop(conn_t *c)
+{
+    struct readkept *k = c->kept;
+    if (!k)
+        return;
+    if (list_linked(&k->node))
+        list_remove(&k->node);
+    free(k->keys);
+    free(k);
+    c->kept = NULL;
+}
+
+void readturn_test_budget(server_t *s, uint32_t keys)
+{
+    readturn_t *rt = readturn_of(s);
+    if (rt)
+        rt->test = keys;
+}
+
+uint64_t readturn_kept_turns(const server_t *s)
+{
+    return s->readturn ? s->readturn->kept_turns : 0;
+}
+
+uint64_t readturn_kept_keys(const server_t *s)
+{
+    return s->readturn ? s->readturn->kept_keys : 0;
+}
+
+void readturn_close(server_t *s)
+{
+    readturn_t *rt = s->readturn;
+    if (!rt || rt->closed)
+        return;
+    rt->closed = true;
+    while (!list_empty(&rt->kept))
+        readturn_flush(LIST_ITEM(list_front(&rt->kept), struct readkept, node)->conn);
+    uv_close((uv_handle_t *)&rt->end, NULL);
+    uv_close((uv_handle_t *)&rt->play, NULL);
+}
+
+void readturn_free(server_t *s)
+{
+    readturn_t *rt = s->readturn;
+    if (!rt)
+        return;
+    while (!list_empty(&rt->kept)) /* their conns free their keys */
+        list_remove(list_front(&rt->kept));
+    free(rt);
+    s->readturn = NULL;
+}

@@ -1,0 +1,52 @@
+/* readturn — a loop turn's share of input.
+ *
+ * libuv hands every socket ready in a turn to one poll, and each key's
+ * step (a game's, a menu's) runs as it is read: ten thousand players
+ * keying in the same second held one turn, and with it every timer,
+ * heartbeat and other socket, for close to 200 ms. So a turn handles keys
+ * for READTURN_NS, measured from its first key; a key that comes after is
+ * kept, in order, with its conn's, and its conn's reading paused
+ * (conn_ops_t.pause: the kernel keeps the rest and TCP pushes back). The
+ * next turns play the kept keys first (an idle handle, before the poll),
+ * conns in the order they were kept, each conn's keys in theirs, a conn
+ * cut short by the budget first again; a conn whose keys are all played
+ * reads again. A conn keeps at most READTURN_KEPT_MAX keys (a read's or a
+ * message's worth); one past that is played at once, over the budget, so
+ * no key is ever lost.
+ *
+ * conn_key asks readturn_keep first. The state is the loop's
+ * (server_t.readturn), made at its first key; loop thread only. */
+#ifndef WARREN_READTURN_H
+#define WARREN_READTURN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "keys.h"
+
+typedef struct server server_t;
+typedef struct conn conn_t;
+
+#define READTURN_NS       2000000u
+#define READTURN_KEPT_MAX 4096
+
+/* Whether k, a key c typed, is kept for a later turn (true: the caller is
+ * done with it) or is c's to handle now (false; it is counted). */
+bool readturn_keep(conn_t *c, key_event_t k);
+/* c leaves this loop (conn_to_game): its kept keys are played now, over
+ * the budget, in order, and it reads again. */
+void readturn_flush(conn_t *c);
+/* c is freed: its kept keys go with it (conn_fini). */
+void readturn_drop(conn_t *c);
+/* Tests: a turn handles at most keys keys (0: READTURN_NS of them). */
+void readturn_test_budget(server_t *s, uint32_t keys);
+/* Turns so far that ended with keys kept, and the keys kept (health):
+ * with a budget of one key a turn, at least one turn per kept key but
+ * the last. */
+uint64_t readturn_kept_turns(const server_t *s);
+uint64_t readturn_kept_keys(const server_t *s);
+/* The loop stops: the keys kept are played now (before the games are
+ * saved), its handles close; keys after this are handled at once. */
+void readturn_close(server_t *s);
+/* After the loop ran down (server_bufs_free). */
+void readturn_free(server_t *s);
+
+#endif

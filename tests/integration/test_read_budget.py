@@ -1,0 +1,68 @@
+"""A loop turn's share of input (server/core/readturn.h): keys past it wait
+for the next turns, each connection's in its order, none lost, while the
+connection's reading is paused. Several telnet players type a burst at
+once; each game must be the one its keys, played one by one without
+interruption, make (bin/tools/server_replay)."""
+import re
+
+import pytest
+
+from harness import admin, new_game, replay, stored_hook
+
+BURST = "hjklyubn.." * 3  # moves in every direction and waits: their order shows
+
+
+def playing(daemon, clients, name):
+    """A new account on its own telnet client, in a new game past the race
+    choice ('l'); returns (client, seed)."""
+    t = clients(daemon.port).connected()
+    _, seed = new_game(daemon, t, name)
+    t.wait_for("Choose a race.")
+    t.send("l")
+    t.wait_for(f"Welcome, {name} the ")
+    return t, seed
+
+
+def burst_answered(daemon, clients, bindir, tmp_path, names):
+    """Each of names types BURST at once, all within a moment; each game
+    has every key, played in order."""
+    players = [(name, *playing(daemon, clients, name)) for name in names]
+    for _, t, _ in players:
+        t.type_now(BURST)
+    for name, t, seed in players:
+        got = stored_hook(daemon, t, name)
+        assert got["seq"] == 1 + len(BURST), (name, got)
+        _, want = replay(bindir, tmp_path, seed, name, ("l" + BURST).encode())
+        assert got["hash"] == want, (name, got, want)
+
+
+def kept(bindir, daemon):
+    """warren-admin health's input line: (keys kept, turns that ended with keys kept)."""
+    out = admin(bindir, daemon, "health")
+    m = re.search(r"^input: (\d+) keys kept past a turn's share, (\d+) turns ended with keys kept$",
+                  out, re.M)
+    assert m, out
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.daemon(extra=["--test-read-budget", "1"])
+def test_one_key_a_turn_spreads_a_burst_in_order(daemon, clients, bindir, tmp_path):
+    """One key a turn: four players' bursts are kept and played over at
+    least as many turns as keys were kept, and each game still gets its
+    keys in the order typed."""
+    names = [f"turn{i}" for i in range(4)]
+    burst_answered(daemon, clients, bindir, tmp_path, names)
+    keys, turns = kept(bindir, daemon)
+    # the first key of each read goes at once when its turn has room; the
+    # rest of a burst waits
+    assert keys >= len(names) * len(BURST) // 2, (keys, turns)
+    # one kept key a turn: every turn but the last one's ended with keys kept
+    assert turns >= keys - 1, (keys, turns)
+
+
+def test_bursts_of_many_players_are_answered_in_order(daemon, clients, bindir, tmp_path):
+    """The default share (2 ms a turn): six players' bursts at once, each
+    answered whole and in order, whether or not a turn ran out."""
+    burst_answered(daemon, clients, bindir, tmp_path, [f"many{i}" for i in range(6)])
+    keys, turns = kept(bindir, daemon)
+    assert turns <= keys, (keys, turns)  # a turn ends with keys kept only after one was
