@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from harness import admin, new_game, replay, stored_hook
+from harness import F12, PW, Web, admin, new_game, play_socket, replay, stored_hook
 
 BURST = "hjklyubn.." * 3  # moves in every direction and waits: their order shows
 
@@ -66,3 +66,38 @@ def test_bursts_of_many_players_are_answered_in_order(daemon, clients, bindir, t
     burst_answered(daemon, clients, bindir, tmp_path, [f"many{i}" for i in range(6)])
     keys, turns = kept(bindir, daemon)
     assert turns <= keys, (keys, turns)  # a turn ends with keys kept only after one was
+
+
+def ws_stored_hook(daemon, ws, name):
+    """stored_hook for a browser's /ws/play."""
+    for _ in range(100):
+        ws.binary(F12.encode())
+        m = daemon.wait_log(rf"hook user={name} game=\d+ hash=([0-9a-f]+) seed=(\d+) turn=\d+ "
+                            rf"seq=(\d+) stored=(\d+)")
+        if m.group(3) == m.group(4):
+            return {"hash": m.group(1), "seed": int(m.group(2)), "seq": int(m.group(3))}
+    raise AssertionError("keys never stored")
+
+
+@pytest.mark.daemon(http=True, extra=["--test-read-budget", "1"])
+def test_one_key_a_turn_keeps_a_websocket_message_in_order(daemon, bindir, tmp_path):
+    """One key a turn: each browser's message of many keys waits, its
+    websocket paused, and is played in order."""
+    players = []
+    for name in ("webone", "webtwo"):
+        r = Web(daemon.http).register(name, PW)
+        assert r.status == 303 and r.session, r.head
+        players.append((name, play_socket(daemon.http, r.session)))
+    before = kept(bindir, daemon)[0]
+    for _, ws in players:
+        ws.binary(BURST.encode())
+    for name, ws in players:
+        got = ws_stored_hook(daemon, ws, name)
+        # a new game's race is chosen by the first key unless it had none to choose
+        first = b"*" if got["seq"] == 1 + len(BURST) else b""
+        assert got["seq"] == len(first) + len(BURST), (name, got)
+        _, want = replay(bindir, tmp_path, got["seed"], name, first + BURST.encode(),
+                         size="100x30")
+        assert got["hash"] == want, (name, got, want)
+        ws.close()
+    assert kept(bindir, daemon)[0] - before >= len(BURST), before
