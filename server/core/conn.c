@@ -337,7 +337,7 @@ static void hold_key(conn_t *c, key_event_t k)
 
 void conn_key(conn_t *c, key_event_t k)
 {
-    if (!readturn_keep(c, k))
+    if (!readturn_keep(c, k) && !c->closing) /* a cap's flush may close it */
         conn_key_now(c, k);
 }
 

@@ -193,7 +193,9 @@ bool conn_in_game(const conn_t *c);
 
 /* The one routing point: what a gateway hands on goes to c's game here
  * (session.h), to its game on another loop (relay.h), or to the menu
- * (hooks.h; a browser has none: its keys outside a game are dropped). */
+ * (hooks.h; a browser has none: its keys outside a game are dropped).
+ * A key past the loop turn's share of input waits for a later turn, in
+ * order, c's reading paused meanwhile (readturn.h). */
 void conn_key(conn_t *c, key_event_t k);
 /* The same, now: conn_key once the loop turn's budget for input
  * (readturn.h) allows k, or the keys it kept as a later turn plays them. */

@@ -1,11 +1,9 @@
 /* readturn — a loop turn's share of input; see readturn.h. */
 #include "readturn.h"
 #include <stdlib.h>
-#include <string.h>
 #include <uv.h>
 #include "conn.h"
 #include "list.h"
-#include "log.h"
 #include "server.h"
 
 /* A conn's kept keys: a ring that grows to READTURN_KEPT_MAX. */
@@ -24,7 +22,7 @@ typedef struct readturn {
     list_t kept;         /* readkept_t.node: conns with kept keys, first kept first */
     uint64_t start;      /* the turn's first key, uv_hrtime; 0: none yet */
     uint32_t keys;       /* handled this turn */
-    uint32_t test;       /* readturn_test_budget; 0: READTURN_NS */
+    uint32_t test;       /* test-read-budget: keys a turn; 0: READTURN_NS */
     bool closed;         /* readturn_close: no more keeping */
     uint64_t kept_turns; /* turns that ended with keys kept */
     uint64_t kept_keys;  /* keys kept so far */
@@ -133,8 +131,10 @@ bool readturn_keep(conn_t *c, key_event_t key)
         k->conn = c;
         c->kept = k;
     }
-    if (!push(k, key))
-        return false; /* past the cap: the same */
+    if (!push(k, key)) { /* past the cap (or out of memory): all now, in order */
+        readturn_flush(c);
+        return false;
+    }
     if (!list_linked(&k->node)) {
         list_push_back(&rt->kept, &k->node);
         uv_idle_start(&rt->play, on_play);
@@ -198,13 +198,6 @@ void readturn_drop(conn_t *c)
     free(k->keys);
     free(k);
     c->kept = NULL;
-}
-
-void readturn_test_budget(server_t *s, uint32_t keys)
-{
-    readturn_t *rt = readturn_of(s);
-    if (rt)
-        rt->test = keys;
 }
 
 uint64_t readturn_kept_turns(const server_t *s)

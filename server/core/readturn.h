@@ -10,11 +10,14 @@
  * next turns play the kept keys first (an idle handle, before the poll),
  * conns in the order they were kept, each conn's keys in theirs, a conn
  * cut short by the budget first again; a conn whose keys are all played
- * reads again. A conn keeps at most READTURN_KEPT_MAX keys (a read's or a
- * message's worth); one past that is played at once, over the budget, so
- * no key is ever lost.
+ * reads again. A conn keeps at most READTURN_KEPT_MAX keys (8 KB, far
+ * more than a player types in a turn; a paste can be more: a telnet read
+ * is up to 4 KB, a websocket message 64 KB); at one past that its kept
+ * keys and that one are played at once, in order, over the budget: no
+ * key is ever lost or played out of turn.
  *
- * conn_key asks readturn_keep first. The state is the loop's
+ * Tests set a budget in keys instead (test-read-budget = N: N keys a
+ * turn). conn_key asks readturn_keep first. The state is the loop's
  * (server_t.readturn), made at its first key; loop thread only. */
 #ifndef WARREN_READTURN_H
 #define WARREN_READTURN_H
@@ -26,7 +29,7 @@ typedef struct server server_t;
 typedef struct conn conn_t;
 
 #define READTURN_NS       2000000u
-#define READTURN_KEPT_MAX 4096
+#define READTURN_KEPT_MAX 1024
 
 /* Whether k, a key c typed, is kept for a later turn (true: the caller is
  * done with it) or is c's to handle now (false; it is counted). */
@@ -36,8 +39,6 @@ bool readturn_keep(conn_t *c, key_event_t k);
 void readturn_flush(conn_t *c);
 /* c is freed: its kept keys go with it (conn_fini). */
 void readturn_drop(conn_t *c);
-/* Tests: a turn handles at most keys keys (0: READTURN_NS of them). */
-void readturn_test_budget(server_t *s, uint32_t keys);
 /* Turns so far that ended with keys kept, and the keys kept (health):
  * with a budget of one key a turn, at least one turn per kept key but
  * the last. */

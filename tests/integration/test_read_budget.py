@@ -101,3 +101,18 @@ def test_one_key_a_turn_keeps_a_websocket_message_in_order(daemon, bindir, tmp_p
         assert got["hash"] == want, (name, got, want)
         ws.close()
     assert kept(bindir, daemon)[0] - before >= len(BURST), before
+
+
+@pytest.mark.daemon(extra=["--test-read-budget", "1", "--input-rate", "100000"])
+def test_a_paste_past_the_cap_is_played_whole_in_order(daemon, clients, bindir, tmp_path):
+    """One key a turn and a paste of more keys than a conn keeps
+    (READTURN_KEPT_MAX, 1024): past the cap its kept keys and the rest are
+    played at once, in order, none lost."""
+    paste = BURST * 50  # 1,500 keys
+    t, seed = playing(daemon, clients, "paster")
+    t.type_now(paste)
+    got = stored_hook(daemon, t, "paster")
+    assert got["seq"] == 1 + len(paste), got
+    _, want = replay(bindir, tmp_path, seed, "paster", ("l" + paste).encode())
+    assert got["hash"] == want, (got, want)
+    assert kept(bindir, daemon)[0] >= 1024
