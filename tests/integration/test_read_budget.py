@@ -137,3 +137,21 @@ def test_a_stop_plays_the_kept_keys_and_frees_them(daemon, clients):
     stored = b"".join(bytes(r[1]) for r in rows)
     want = ("l" + paste).encode()
     assert len(stored) > 2 and want.startswith(stored), stored
+
+
+@pytest.mark.daemon(extra=["--test-read-budget", "1", "--input-rate", "100000"])
+def test_a_conn_cut_short_goes_first_the_next_turn(daemon, clients):
+    """One key a turn: a long paste is cut short every turn, and a short
+    burst another player types a moment later waits behind all of it (the
+    conn kept first stays first, a turn after turn): the paste's hook
+    (F12 after its last key) comes before the burst's."""
+    paste = BURST * 30  # 900 keys: under the cap, about 0.1 s of turns
+    a, _ = playing(daemon, clients, "pasting")
+    b, _ = playing(daemon, clients, "bursting")
+    a.type_now(paste + F12)
+    time.sleep(0.001)  # its read is in first, its keys kept, most still to play
+    b.type_now(BURST + F12)
+    hooks = [daemon.wait_log(r"hook user=(pasting|bursting) game=\d+ hash=[0-9a-f]+ seed=\d+ "
+                             r"turn=\d+ seq=(\d+) ") for _ in range(2)]
+    got = [(m.group(1), int(m.group(2))) for m in hooks]
+    assert got == [("pasting", 1 + len(paste)), ("bursting", 1 + len(BURST))], got
