@@ -28,7 +28,9 @@
 typedef struct server server_t;
 typedef struct conn conn_t;
 
-#define READTURN_NS       2000000u
+#ifndef READTURN_NS /* a build may set another, to compare (-DREADTURN_NS=...) */
+#define READTURN_NS 2000000u
+#endif
 #define READTURN_KEPT_MAX 1024
 
 /* Whether k, a key c typed, is kept for a later turn (true: the caller is
