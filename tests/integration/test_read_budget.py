@@ -3,6 +3,7 @@ for the next turns, each connection's in its order, none lost, while the
 connection's reading is paused. Several telnet players type a burst at
 once; each game must be the one its keys, played one by one without
 interruption, make (bin/tools/server_replay)."""
+import os
 import re
 import time
 
@@ -147,7 +148,14 @@ def test_a_conn_cut_short_goes_first_the_next_turn(daemon, clients):
     (F12 after its last key) comes before the burst's."""
     paste = BURST * 30  # 900 keys: under the cap, about 0.1 s of turns
     a, _ = playing(daemon, clients, "pasting")
+    # a game's loop is its account's id modulo the loops (WARREN_LOOPS): the
+    # accounts between put both on one loop, the one whose turns they share
+    for i in range(int(os.environ.get("WARREN_LOOPS") or 1) - 1):
+        playing(daemon, clients, f"between{i}")
     b, _ = playing(daemon, clients, "bursting")
+    loops = {re.findall(rf"attach user={n} game=\d+ conn=\d+ turn-seq=\d+ loop=(\d+)",
+                        daemon.log())[-1] for n in ("pasting", "bursting")}
+    assert len(loops) == 1, loops
     a.type_now(paste + F12)
     time.sleep(0.001)  # its read is in first, its keys kept, most still to play
     b.type_now(BURST + F12)
