@@ -140,7 +140,7 @@ static const opt_t opts[] = {
      "N times a hosted game's last copy is asked again for a place at the spawner before it "
      "is given up (tests only; 240)"},
     {"test-read-budget", OPT_INT, S(test_read_budget), 0, 1000000, "0",
-     "N keys a loop turn handles before the rest wait for the next turns, 0 = 2 ms of them "
+     "N keys a loop turn handles before the rest wait for the next turns, 0 = 8 ms of them "
      "(tests only; 0)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0, NULL,

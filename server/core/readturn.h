@@ -29,7 +29,7 @@ typedef struct server server_t;
 typedef struct conn conn_t;
 
 #ifndef READTURN_NS /* a build may set another, to compare (-DREADTURN_NS=...) */
-#define READTURN_NS 2000000u
+#define READTURN_NS 8000000u
 #endif
 #define READTURN_KEPT_MAX 1024
 

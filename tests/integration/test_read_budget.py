@@ -63,7 +63,7 @@ def test_one_key_a_turn_spreads_a_burst_in_order(daemon, clients, bindir, tmp_pa
 
 
 def test_bursts_of_many_players_are_answered_in_order(daemon, clients, bindir, tmp_path):
-    """The default share (2 ms a turn): six players' bursts at once, each
+    """The default share (8 ms a turn): six players' bursts at once, each
     answered whole and in order, whether or not a turn ran out."""
     burst_answered(daemon, clients, bindir, tmp_path, [f"many{i}" for i in range(6)])
     keys, turns = kept(bindir, daemon)
