@@ -39,7 +39,8 @@ typedef struct {
 
 struct hostcloses {
     list_t heres, asks;
-    int nheres; /* on heres: HOSTCLOSE_HERES at most */
+    int nheres;            /* on heres: HOSTCLOSE_HERES at most */
+    log_every_t full_said; /* a close past the cap: once per HOSTCLOSE_LOG_MS */
 };
 
 static struct hostcloses *closes_of(server_t *home)
@@ -107,10 +108,12 @@ void hostclose_here(server_t *home, int64_t user, hostclose_here_cb done, void *
     if (!still_copying(home, user))
         return done(ud, true);
     struct hostcloses *e = home->lease.notify ? closes_of(home) : NULL; /* stopped: none */
+    unsigned held;
     if (e && e->nheres >= HOSTCLOSE_HERES) {
-        log_warn("hosted games of account %lld: closed, but not waited for (%d closes "
-                 "waiting at once)",
-                 (long long)user, HOSTCLOSE_HERES);
+        if (log_every(&e->full_said, now_ms(home), HOSTCLOSE_LOG_MS, &held))
+            log_warn("hosted games of account %lld: closed, but not waited for (%d closes "
+                     "waiting at once; %u more not logged since the last line)",
+                     (long long)user, HOSTCLOSE_HERES, held);
         return done(ud, false);
     }
     here_t *h = e ? calloc(1, sizeof *h) : NULL;

@@ -25,6 +25,7 @@
  * one's deletes): more are closed but not waited for, answered not done
  * (logged), so a flood of asks never grows the list or its timers */
 #define HOSTCLOSE_HERES    64
+#define HOSTCLOSE_LOG_MS   60000 /* a close past the cap logged once in this */
 #define HOSTCLOSE_GAME_MSG "The administrator saved and closed your game."
 
 /* The account's games here saved and closed (its player told

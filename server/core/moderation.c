@@ -266,10 +266,12 @@ void moderation_deleting_heard(server_t *home, const notify_event_t *ev)
     /* b > 0: delete b began (heard twice: one mark); -b: it ended; 0: a
      * build before delete numbers ended one (its marks, all) */
     clear_marks(home, a, ev->from, b > 0 ? b : -b);
-    if (b > 0 && moderation_deleting_mark_for(home, a, ev->from, b, MOD_DELETING_MARK_MS) < 0)
+    unsigned held;
+    if (b > 0 && moderation_deleting_mark_for(home, a, ev->from, b, MOD_DELETING_MARK_MS) < 0 &&
+        log_every(&home->deleting_full_said, mono_ms(), MOD_DELETING_LOG_MS, &held))
         log_warn("account %lld being deleted at node %s: not marked here (%d deletes "
-                 "under way at once)",
-                 (long long)a, ev->from, SERVER_DELETING_MAX);
+                 "under way at once; %u more not logged since the last line)",
+                 (long long)a, ev->from, SERVER_DELETING_MAX, held);
 }
 
 bool moderation_muted(const moderation_t *m, int64_t user, int64_t now)

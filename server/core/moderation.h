@@ -64,6 +64,9 @@ void moderation_deleting_heard(server_t *home, const notify_event_t *ev);
  * longer than its close at the lease's holder (nodeend.h's wait) and its
  * rows' delete take. */
 #define MOD_DELETING_MARK_MS 60000
+/* a delete heard but not marked (all marks taken, a flood of fresh
+ * numbers from a node) is logged once in this, with a count of the rest */
+#define MOD_DELETING_LOG_MS  60000
 #define MOD_DELETING_MSG     "This account is being deleted."
 
 /* ---- several nodes on one database (notify.h) ---- */

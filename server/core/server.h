@@ -29,6 +29,7 @@
 #include "hmap.h"
 #include "lease.h"
 #include "list.h"
+#include "log.h"
 #include "storage.h"
 #include "turns.h"
 
@@ -71,8 +72,9 @@ struct server {
      * one) and its number there, so a delete's end clears its own mark */
     char deleting_from[SERVER_DELETING_MAX][64];
     int64_t deleting_id[SERVER_DELETING_MAX];
-    int64_t deleting_ids;    /* this node's deletes numbered so far */
-    struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
+    int64_t deleting_ids;           /* this node's deletes numbered so far */
+    log_every_t deleting_full_said; /* "not marked here": once per MOD_DELETING_LOG_MS */
+    struct spawner *spawner;        /* starts hosted programs (hosted/spawner.h); home only */
     int64_t
         hosted_ids; /* home: hosted games' ids given so far without a shared database (hostgame.c) */
     /* live hosted games in all and per address (hosted/hostcap.c) */

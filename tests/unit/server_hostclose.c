@@ -2,7 +2,9 @@
  * on home's loop (a real libuv loop and its timers) until none of its
  * games runs and their last copies are stored. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 #include "hostclose.h"
 #include "peer.h"
@@ -70,11 +72,50 @@ START_TEST(closes_waiting_at_once_are_capped)
 }
 END_TEST
 
+/* The log (stderr) into a file, its lines counted back (the test forked). */
+static FILE *capture(void)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(dup2(fileno(f), 2), 0);
+    return f;
+}
+
+static int lines_in(FILE *f)
+{
+    fflush(stderr);
+    rewind(f);
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    return n;
+}
+
+/* A flood of asks past HOSTCLOSE_HERES writes one line within the
+ * minute, not one per ask (a hostile node cannot fill the disk). */
+START_TEST(a_flood_of_closes_past_the_cap_logs_a_bounded_number_of_lines)
+{
+    static server_t home;
+    static uv_loop_t loop;
+    peer_hosted_t copy;
+    home_open(&home, &loop, &copy);
+    counts_t n = {0};
+    FILE *f = capture();
+    for (int i = 0; i < HOSTCLOSE_HERES + 10000; i++)
+        hostclose_here(&home, 7, count, &n);
+    ck_assert_int_eq(n.not_done, 10000);
+    ck_assert_int_eq(lines_in(f), 1);
+    home_close(&home, &loop);
+    ck_assert_int_eq(n.not_done, 10000 + HOSTCLOSE_HERES);
+}
+END_TEST
+
 Suite *suite_server_hostclose(void)
 {
     Suite *s = suite_create("server_hostclose");
     TCase *t = tcase_create("hostclose");
     tcase_add_test(t, closes_waiting_at_once_are_capped);
+    tcase_add_test(t, a_flood_of_closes_past_the_cap_logs_a_bounded_number_of_lines);
     suite_add_tcase(s, t);
     return s;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "moderation.h"
 #include "server.h"
 
@@ -198,6 +199,55 @@ START_TEST(a_delete_number_out_of_range_is_no_end)
 }
 END_TEST
 
+/* The log (stderr) into a file; its lines counted back. Each test is forked. */
+static FILE *capture(void)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_ge(dup2(fileno(f), 2), 0);
+    return f;
+}
+
+static int lines_in(FILE *f, char *first, size_t cap)
+{
+    fflush(stderr);
+    rewind(f);
+    int n = 0, c, at = 0;
+    while ((c = fgetc(f)) != EOF) {
+        if (n == 0 && at + 1 < (int)cap)
+            first[at++] = (char)c;
+        n += c == '\n';
+    }
+    first[at] = 0;
+    return n;
+}
+
+/* A node flooding "deleting" events with fresh numbers (hostile, or
+ * looping): every mark taken, the 10,000 refused past them write one line
+ * within the minute, not one each; the next minute's line counts the rest. */
+START_TEST(a_flood_of_deletes_heard_logs_a_bounded_number_of_lines)
+{
+    static server_t home;
+    memset(&home, 0, sizeof home);
+    FILE *f = capture();
+    for (int i = 1; i <= 10000 + SERVER_DELETING_MAX; i++)
+        heard(&home, "evil", 1000 + i, i);
+    char first[512];
+    ck_assert_int_eq(lines_in(f, first, sizeof first), 1);
+    ck_assert_ptr_nonnull(strstr(first, "not marked here"));
+    ck_assert(moderation_deleting(&home, 1001));
+    home.deleting_full_said.last_ms -= MOD_DELETING_LOG_MS; /* a minute on */
+    heard(&home, "evil", 99999, 99999);
+    ck_assert_int_eq(lines_in(f, first, sizeof first), 2);
+    fflush(stderr);
+    rewind(f);
+    char line[512], last[512] = "";
+    while (fgets(line, sizeof line, f))
+        snprintf(last, sizeof last, "%s", line);
+    ck_assert_ptr_nonnull(strstr(last, "9999 more not logged"));
+}
+END_TEST
+
 Suite *suite_server_moderation(void)
 {
     Suite *s = suite_create("server_moderation");
@@ -210,6 +260,7 @@ Suite *suite_server_moderation(void)
     tcase_add_test(t, another_nodes_delete_mark_expires);
     tcase_add_test(t, concurrent_deletes_clear_only_their_own_marks);
     tcase_add_test(t, a_delete_number_out_of_range_is_no_end);
+    tcase_add_test(t, a_flood_of_deletes_heard_logs_a_bounded_number_of_lines);
     suite_add_tcase(s, t);
     return s;
 }
