@@ -70,8 +70,10 @@ enum {
     DB_EEXISTS = -3,   /* a unique constraint: name taken, second live game, duplicate seq */
     DB_ECLOSED = -4,   /* the db is closing */
     DB_ENOMEM = -5,
-    DB_EINVAL = -6, /* bad argument (too long a string, NULL where not allowed) */
-    DB_ELEASE = -7, /* a fenced write of a game whose lease this node does not hold */
+    DB_EINVAL = -6,    /* bad argument (too long a string, NULL where not allowed) */
+    DB_ELEASE = -7,    /* a fenced write of a game whose lease this node does not hold */
+    DB_ECONFLICT = -8, /* PostgreSQL ended it for another transaction's locks (a
+                        * deadlock, a serialization failure): nothing done, try again */
 };
 
 #define DB_NAME_MAX    32  /* bytes incl. NUL, for user names */

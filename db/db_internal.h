@@ -538,12 +538,13 @@ void db_file_close(db_file_t *f, bool lost);
      * no game), then none may be held by another live node than ?2                             \
      * (USER_LEASES_FREE: DB_ELEASE when one is) */  \
     X(USER_GAMES_LOCK, "i", ROWS, int,                                                             \
-      DB_BOTH("SELECT id FROM games WHERE user = ?1",                                              \
-              "SELECT id FROM games WHERE user = ?1 FOR UPDATE"))                                  \
+      DB_BOTH("SELECT id FROM games WHERE user = ?1 ORDER BY id",                                  \
+              "SELECT id FROM games WHERE user = ?1 ORDER BY id FOR UPDATE"))                      \
     X(USER_LEASES_LOCK, "i", ROWS, int,                                                            \
-      DB_BOTH("SELECT game FROM leases WHERE game IN (SELECT id FROM games WHERE user = ?1)",      \
+      DB_BOTH("SELECT game FROM leases WHERE game IN (SELECT id FROM games WHERE user = ?1) "      \
+              "ORDER BY game",                                                                     \
               "SELECT game FROM leases WHERE game IN (SELECT id FROM games WHERE user = ?1) "      \
-              "FOR UPDATE"))                                                                       \
+              "ORDER BY game FOR UPDATE"))                                                         \
     X(USER_LEASES_FREE, "it", ROW, int,                                                            \
       DB_BOTH(DB_USER_LEASES_FREE(DB_NOW_MS_LITE), DB_USER_LEASES_FREE(DB_NOW_MS_PG)))             \
     X(USER_GAMES_JOURNAL_DELETE, "i", RUN, none,                                                   \
@@ -576,7 +577,12 @@ void db_file_close(db_file_t *f, bool lost);
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
     /* detached, kept here: any node may take it, every node lists it as away */                   \
     X(LEASE_LET_GO, "it", RUN, none, "UPDATE leases SET away = 1 WHERE game = ?1 AND node = ?2")   \
-    X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
+    /* a node's leases, locked in game order as every statement locking                       \
+     * several lease or game rows does (two never wait on each other) */    \
+    X(LEASE_RELEASE_NODE, "t", COUNT, none,                                                        \
+      DB_BOTH("DELETE FROM leases WHERE node = ?1",                                                \
+              "DELETE FROM leases WHERE game IN (SELECT game FROM leases WHERE node = ?1 "         \
+              "ORDER BY game FOR UPDATE)"))                                                        \
     X(LEASES_OF_NODE, "t", ROWS, int, "SELECT game FROM leases WHERE node = ?1 ORDER BY game")     \
     /* heartbeat rows lapsed over ?1 ms ago whose node holds no lease (db_nodes_prune) */          \
     X(NODES_PRUNE, "i", COUNT, none,                                                               \

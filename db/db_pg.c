@@ -186,6 +186,8 @@ static int fail_status(db_conn_t *c, db_op_t *op, const PGresult *r)
         {"23503", DB_ENOTFOUND}, /* foreign_key_violation */
         {"23514", DB_EINVAL},    /* check_violation */
         {"23502", DB_EINVAL},    /* not_null_violation */
+        {"40P01", DB_ECONFLICT}, /* deadlock_detected */
+        {"40001", DB_ECONFLICT}, /* serialization_failure */
     };
     const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
     const char *msg = keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));

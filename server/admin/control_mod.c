@@ -428,6 +428,14 @@ static void on_deleted(void *ud, int status, int64_t id)
                  c->name);
         return delete_refused(c, why);
     }
+    if (status == DB_ECONFLICT) { /* another delete of it, or a node's release, at once */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "the database was busy with %s's games at the same moment; nothing "
+                 "deleted (try again)",
+                 c->name);
+        return delete_refused(c, why);
+    }
     if (status != DB_OK) {
         delete_unmark(c);
         return on_written(ud, status, id); /* the error, and its reference */
