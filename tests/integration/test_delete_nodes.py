@@ -8,6 +8,7 @@ player at b's menu meanwhile is refused with the delete's words
 (server/admin/control_mod.c, server/core/nodeend.c)."""
 import signal
 import threading
+import time
 
 import pytest
 
@@ -304,3 +305,66 @@ def test_a_delete_says_its_own_nodes_hosted_game_would_not_end_in_time(
         out = admin(bindir, a, "delete", name, "--yes")
         assert f"deleted {name}" in out, out
         assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
+
+
+def test_two_deletes_of_one_account_at_two_nodes_at_once_end_in_words(
+        pair_of, clients, bindir):
+    """The same account deleted at a and at b at once (both rows'
+    deletes held, so they meet in the database): one is done, the other
+    done or refused in words; neither admin sees a raw database error, and
+    the account's rows are gone."""
+    a, b = pair_of(a_extra=["--test-delete-hold", "1500"],
+                   b_extra=["--test-delete-hold", "1500"])
+    t = clients(a.port).connected()
+    gid, _ = new_game(a, t, "Kit")
+    t.play_keys("ll")
+    done = {}
+
+    def delete_at(i, d):
+        done[i] = admin_rc(bindir, d, "delete", "kit", "--yes")
+
+    runs = [threading.Thread(target=delete_at, args=(i, d)) for i, d in enumerate((a, b))]
+    for r in runs:
+        r.start()
+    for r in runs:
+        r.join(60)
+    outs = [done[i] for i in range(2)]
+    assert any(code == 0 and "deleted Kit" in out for code, out, _ in outs), outs
+    for code, out, err in outs:
+        assert code == 0 or "deleted" in err or "try again" in err \
+            or "no such" in err.lower() or "being deleted" in err, outs
+        assert "ERROR" not in err and "deadlock" not in err.lower(), outs
+    assert rows_of(a, "Kit", gid) == [0, 0, 0, 0]
+
+
+def test_a_delete_ended_by_a_deadlock_says_try_again(pair_of, clients, bindir):
+    """The delete meets another transaction holding its game's row and
+    then asking for its lease's (a deadlock PostgreSQL ends by aborting
+    the delete): the admin is told to try again, not a database error, and
+    nothing is deleted; asked again, it is done."""
+    import psycopg2
+    a, b = pair_of(a_extra=["--test-delete-hold", "1500"])
+    t = clients(a.port).connected()
+    gid, _ = new_game(a, t, "Lou")
+    t.play_keys("ll")
+    con = psycopg2.connect(a.db_url)
+    cur = con.cursor()
+    cur.execute("SET deadlock_timeout = '20s'")  # the delete's side finds it
+    done = {}
+    deleting = threading.Thread(target=lambda: done.update(
+        r=admin_rc(bindir, a, "delete", "lou", "--yes")))
+    deleting.start()
+    a.wait_log(r"delete user=Lou: its rows held 1500 ms", timeout=20)
+    a.db_write(("INSERT INTO leases(game, node) VALUES (?, 'c') ON CONFLICT (game) DO NOTHING",
+                (gid,)))  # a lease row (no live node's) for the delete to lock first
+    cur.execute("SELECT id FROM games WHERE id = %s FOR UPDATE", (gid,))
+    time.sleep(1.7)  # the hold just over: the delete waits on the game row, its lease locked
+    cur.execute("SELECT game FROM leases WHERE game = %s FOR UPDATE", (gid,))
+    con.rollback()
+    con.close()
+    deleting.join(30)
+    code, out, err = done["r"]
+    assert code != 0 and "nothing deleted (try again)" in err, (code, out, err)
+    assert rows_of(a, "Lou", gid)[:2] == [1, 1]
+    out = admin(bindir, a, "delete", "lou", "--yes")
+    assert "deleted Lou" in out, out
