@@ -245,6 +245,16 @@ def test_a_delete_refused_over_the_nodes_it_can_ask_says_so(pair, clients, bindi
     assert a.db_rows("SELECT count(*) FROM users WHERE name = ?", name) == [(0,)]
 
 
+def nohup_game(bindir, tmp_path):
+    """A config whose one game ignores its hangup: killed only 10 s later."""
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game nohup]\nname = No Hangup\ncommand = {toy} nohup\n"
+                    "hangup-timeout = 10\n")
+    return conf
+
+
 def test_a_delete_names_the_node_whose_hosted_game_would_not_end_in_time(
         bindir, clients, tmp_path):
     """A hosted game of the account runs at b and ignores its hangup (its
@@ -253,11 +263,7 @@ def test_a_delete_names_the_node_whose_hosted_game_would_not_end_in_time(
     that answer and refuses in its words (not "did not answer", which
     would send the admin after a node that answered); once the program
     is gone the delete asked again is done."""
-    open_to_games(tmp_path)
-    toy = toy_copy(bindir, tmp_path)
-    conf = tmp_path / "warren.conf"
-    conf.write_text(f"[game nohup]\nname = No Hangup\ncommand = {toy} nohup\n"
-                    "hangup-timeout = 10\n")
+    conf = nohup_game(bindir, tmp_path)
     with Nodes(bindir, tmp_path) as nodes:
         a, b = (nodes.start(n, "--config", conf) for n in ("a", "b"))
         name = unique_name("nh")
@@ -284,11 +290,7 @@ def test_a_delete_says_its_own_nodes_hosted_game_would_not_end_in_time(
     hangup, so after 5 s the delete is refused saying the game could not
     end in time (not only that a copy was not stored), and deletes
     nothing; once the program is gone the delete is done."""
-    open_to_games(tmp_path)
-    toy = toy_copy(bindir, tmp_path)
-    conf = tmp_path / "warren.conf"
-    conf.write_text(f"[game nohup]\nname = No Hangup\ncommand = {toy} nohup\n"
-                    "hangup-timeout = 10\n")
+    conf = nohup_game(bindir, tmp_path)
     with Nodes(bindir, tmp_path) as nodes:
         a, _ = (nodes.start(n, "--config", conf) for n in ("a", "b"))
         name = unique_name("nh")
