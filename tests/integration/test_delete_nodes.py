@@ -55,6 +55,22 @@ def test_a_delete_closes_the_game_another_node_runs_before_its_rows_go(pair, cli
     assert f"close of game={gid} asked by node a: ended" in b.log()
 
 
+def held_delete(bindir, a, name, ms):
+    """name's delete asked at a (started with --test-delete-hold ms) in a
+    thread, returned once a holds its rows; the call returned gives its
+    (code, out, err) once it ends."""
+    done = {}
+    deleting = threading.Thread(target=lambda: done.update(
+        r=admin_rc(bindir, a, "delete", name.lower(), "--yes")))
+    deleting.start()
+    a.wait_log(rf"delete user={name}: its rows held {ms} ms", timeout=20)
+
+    def finish():
+        deleting.join(30)
+        return done["r"]
+    return finish
+
+
 def test_a_player_at_another_nodes_menu_is_refused_while_the_account_is_deleted(
         pair_of, clients, bindir):
     """An account at b's menu (its game saved there) is deleted at a, its
@@ -65,18 +81,13 @@ def test_a_player_at_another_nodes_menu_is_refused_while_the_account_is_deleted(
     t = clients(b.port).connected()
     gid, _ = new_game(b, t, "Fay")
     t.play_keys("ll")
-    done = {}
-    deleting = threading.Thread(target=lambda: done.update(
-        r=admin_rc(bindir, a, "delete", "fay", "--yes")))
-    deleting.start()
-    a.wait_log(r"delete user=Fay: its rows held 3000 ms", timeout=20)
+    deleted = held_delete(bindir, a, "Fay", 3000)
     t.wait_for(CLOSED)
     t.send(" ")
     t.wait_for("Logged in as Fay")
     t.send("p")
     t.wait_for(DELETING)
-    deleting.join(30)
-    code, out, err = done["r"]
+    code, out, err = deleted()
     assert code == 0 and "deleted Fay" in out, (out, err)
     t.wait_for(DELETED)
     t.wait_exit()
@@ -165,15 +176,10 @@ def test_a_delete_is_refused_when_another_node_took_a_game_of_it_meanwhile(
     t = clients(b.port).connected()
     gid, _ = new_game(b, t, "Gil")
     t.play_keys("ll")
-    done = {}
-    deleting = threading.Thread(target=lambda: done.update(
-        r=admin_rc(bindir, a, "delete", "gil", "--yes")))
-    deleting.start()
-    a.wait_log(r"delete user=Gil: its rows held 3000 ms", timeout=20)
+    deleted = held_delete(bindir, a, "Gil", 3000)
     a.db_write(("INSERT INTO leases(game, node) VALUES (?, 'b') ON CONFLICT (game) DO UPDATE "
                 "SET node = 'b', away = 0", (gid,)))
-    deleting.join(30)
-    code, out, err = done["r"]
+    code, out, err = deleted()
     assert code != 0 and "another node took a game of Gil meanwhile; nothing deleted" in err, \
         (code, out, err)
     assert rows_of(a, "Gil", gid)[:2] == [1, 1]
@@ -352,11 +358,7 @@ def test_a_delete_ended_by_a_deadlock_says_try_again(pair_of, clients, bindir):
     con = psycopg2.connect(a.db_url)
     cur = con.cursor()
     cur.execute("SET deadlock_timeout = '20s'")  # the delete's side finds it
-    done = {}
-    deleting = threading.Thread(target=lambda: done.update(
-        r=admin_rc(bindir, a, "delete", "lou", "--yes")))
-    deleting.start()
-    a.wait_log(r"delete user=Lou: its rows held 1500 ms", timeout=20)
+    deleted = held_delete(bindir, a, "Lou", 1500)
     a.db_write(("INSERT INTO leases(game, node) VALUES (?, 'c') ON CONFLICT (game) DO NOTHING",
                 (gid,)))  # a lease row (no live node's) for the delete to lock first
     cur.execute("SELECT id FROM games WHERE id = %s FOR UPDATE", (gid,))
@@ -364,8 +366,7 @@ def test_a_delete_ended_by_a_deadlock_says_try_again(pair_of, clients, bindir):
     cur.execute("SELECT game FROM leases WHERE game = %s FOR UPDATE", (gid,))
     con.rollback()
     con.close()
-    deleting.join(30)
-    code, out, err = done["r"]
+    code, out, err = deleted()
     assert code != 0 and "nothing deleted (try again)" in err, (code, out, err)
     assert rows_of(a, "Lou", gid)[:2] == [1, 1]
     out = admin(bindir, a, "delete", "lou", "--yes")
