@@ -1075,7 +1075,9 @@ static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cac
 
 /* The map's layers: everything (full), or what changed since cache's
  * frame; then the shadow holds the level's rows in view, and the level's
- * marks of written rows are cleared (derived state, the render's alone). */
+ * marks of written rows are cleared (derived state, the render's alone:
+ * right while a game has one render cache, game_t.render_cache; a second
+ * shadow of one game would need marks of its own). */
 static int draw_map(game_t *g, screen_t *s, level_t *lv, const map_view_t *m, render_cache_t *cache,
                     bool full, uint64_t *verify)
 {
