@@ -124,6 +124,8 @@ typedef struct db_core {
     int nreaders;
 
     _Atomic uint64_t commits, writes, failed, reads, ckpt_asks, ckpt_stops;
+    /* transactions run again after a conflict (db_retry.c), ops failed by one left after */
+    _Atomic uint64_t retries, conflicts;
     _Atomic uint64_t batch_started_ns[DB_WRITERS], batch_ended_ns; /* db_writer_state */
 
     pthread_mutex_t tmu; /* guards times: every loop's handle adds to it */
@@ -452,7 +454,8 @@ static int write_each(db_core_t *db, db_conn_t *c, db_list_t *batch, char *msg, 
     if (ret != DB_OK)
         snprintf(msg, n, "%s", c->err);
     for (db_op_t *op = batch->head; op && ret == DB_OK; op = op->next) {
-        run_write(db, c, op);
+        if (run_write(db, c, op) == DB_ECONFLICT && c->retry)
+            return DB_ECONFLICT; /* all of it to be tried again (write_tried) */
         /* Some failures (a full disk, I/O, a lost server) may roll the
          * whole transaction back: then nothing of the batch is stored, and
          * what would run next must not run outside a transaction. */
@@ -503,11 +506,41 @@ static int write_batch(db_writer_arg_t *w, db_list_t *batch)
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;
     }
+    if (ret == DB_ECONFLICT) { /* nothing of it stored: to be run again */
+        conn_exec(c, DB_STMT_ROLLBACK);
+        return DB_ECONFLICT;
+    }
     snprintf(w->msg, sizeof w->msg, "%s", msg);
     fail_ops(batch, msg); /* the whole transaction is lost: every op reports it */
     if (c->be->in_tx(c))
         conn_exec(c, DB_STMT_ROLLBACK);
     return DB_ERR;
+}
+
+/* write_batch, a batch that a conflict ended (DB_ECONFLICT) run again
+ * whole after a pause, DB_RETRY_TRIES tries at most; the last commits
+ * what it can, the op that met the conflict failed alone. */
+static int write_tried(db_writer_arg_t *w, db_list_t *batch)
+{
+    db_retry_t kept;
+    bool again = db_retry_keep(&kept, batch->head);
+    int ret = DB_ECONFLICT;
+    for (int tried = 1; ret == DB_ECONFLICT; tried++) {
+        w->c->retry = again && tried < DB_RETRY_TRIES;
+        ret = write_batch(w, batch);
+        if (ret == DB_ECONFLICT) {
+            atomic_fetch_add(&w->db->retries, 1);
+            db_retry_reset(&kept, batch->head);
+            db_retry_pause(tried);
+        }
+    }
+    w->c->retry = false;
+    for (db_op_t *op = batch->head; op; op = op->next)
+        if (op->status == DB_ECONFLICT)
+            atomic_fetch_add(&w->db->conflicts, 1);
+    if (again)
+        db_retry_free(&kept);
+    return ret;
 }
 
 /* The file is gone (db_fence): nothing of the batch may be acknowledged
@@ -876,7 +909,7 @@ static void *writer_main(void *arg)
             uint64_t t = mono_ns();
             atomic_store(&db->batch_started_ns[w->me], t);
             stamp(&batch, 1, t);
-            ret = fenced ? fail_batch(w, &batch, fence) : write_batch(w, &batch);
+            ret = fenced ? fail_batch(w, &batch, fence) : write_tried(w, &batch);
             stamp(&batch, 2, mono_ns());
         }
         pthread_mutex_lock(&db->wmu);
@@ -1065,7 +1098,9 @@ static void put_back(db_t *db, db_list_t *rest)
 
 static void deliver_one(db_t *db, db_op_t *op)
 {
-    if (op->status != DB_OK && op->status != DB_ENOTFOUND)
+    if (op->status == DB_ECONFLICT) /* words, not the server's: never changed anything */
+        snprintf(db->errmsg, sizeof db->errmsg, "%s", DB_CONFLICT_MSG);
+    else if (op->status != DB_OK && op->status != DB_ENOTFOUND)
         snprintf(db->errmsg, sizeof db->errmsg, "%s",
                  op->err ? op->err : "database operation failed");
     db->outstanding--;
@@ -1253,6 +1288,8 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->ckpt_idle = !db->core->ckpt_want && !db->core->ckpt_running;
     pthread_mutex_unlock(&db->core->cmu);
     out->overlaps = atomic_load(&db->core->overlaps);
+    out->retries = atomic_load(&db->core->retries);
+    out->conflicts = atomic_load(&db->core->conflicts);
     out->pending = db->outstanding;
 }
 

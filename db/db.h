@@ -73,8 +73,18 @@ enum {
     DB_EINVAL = -6,    /* bad argument (too long a string, NULL where not allowed) */
     DB_ELEASE = -7,    /* a fenced write of a game whose lease this node does not hold */
     DB_ECONFLICT = -8, /* PostgreSQL ended it for another transaction's locks (a
-                        * deadlock, a serialization failure): nothing done, try again */
+                        * deadlock, a serialization failure) on every one of its tries
+                        * (the writer runs such a transaction again, 3 tries in all):
+                        * nothing done, try again */
 };
+
+/* What db_error says of a DB_ECONFLICT: the server's own text is not for
+ * the people who see it. DB_CONFLICT_TRIES: the writer's tries of it (the
+ * message says the number too). */
+#define DB_CONFLICT_TRIES 3
+#define DB_CONFLICT_MSG                                                               \
+    "the database was busy with another transaction on the same rows (a deadlock or " \
+    "serialization failure, on 3 tries); nothing changed, try again"
 
 #define DB_NAME_MAX    32  /* bytes incl. NUL, for user names */
 #define DB_PWHASH_MAX  128 /* crypto_pwhash_STRBYTES */
@@ -186,6 +196,8 @@ typedef struct {
     uint64_t ckpt_stops; /* checkpointer runs the writer stopped to copy the WAL itself */
     bool ckpt_idle;      /* the checkpointer neither asked nor running */
     uint64_t overlaps;   /* batches begun beside another (PostgreSQL's other writers) */
+    uint64_t retries;    /* transactions run again after a conflict (DB_ECONFLICT) */
+    uint64_t conflicts;  /* write operations failed by a conflict left after the tries */
 } db_stats_t;
 
 /* Callbacks. status is DB_OK or DB_E*. */

@@ -707,6 +707,7 @@ typedef struct {
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
     bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
     bool lazy;     /* PostgreSQL: the batch under way is all db_op_t.lazy (db.c's write_batch) */
+    bool retry;    /* a conflict ends the whole transaction, to be run again (db_retry.c) */
     int pg_first;  /* PostgreSQL: the URL's host that answered last (db_pg.c) */
     char err[200]; /* why the last statement failed */
 } db_conn_t;
@@ -764,6 +765,28 @@ struct db_backend {
     int (*write_all)(db_conn_t *c, db_op_t *ops);
 };
 #define DB_RUN_EACH 1 /* write_all: run the batch op by op instead */
+
+/* ---- db_retry.c: a transaction ended by a conflict, run again ---- */
+#define DB_RETRY_TRIES    DB_CONFLICT_TRIES /* tries of a transaction, the first included */
+#define DB_RETRY_PAUSE_MS 10 /* before the second try: 10-20 ms, the third 20-40 ms */
+
+/* What a batch's ops were before its first try. */
+typedef struct {
+    int *status;
+    int64_t *id;
+    size_t n;
+} db_retry_t;
+
+/* Keeps ops' state (linked by next): false when the batch may not be run
+ * again (an op of code of its own) or there is no memory to keep it. */
+bool db_retry_keep(db_retry_t *k, const db_op_t *ops);
+/* ops as kept: statuses, ids, no messages, no rows read. */
+void db_retry_reset(const db_retry_t *k, db_op_t *ops);
+void db_retry_free(db_retry_t *k);
+/* The pause after try number tried (1, 2): randomized, doubling. The
+ * writer thread sleeps it, never a loop. */
+uint32_t db_retry_pause_ms(int tried);
+void db_retry_pause(int tried);
 
 extern const db_backend_t db_sqlite_backend; /* db_sqlite.c */
 extern const db_backend_t db_pg_backend;     /* db_pg.c */

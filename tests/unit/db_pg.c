@@ -1373,6 +1373,98 @@ START_TEST(two_nodes_are_given_one_daily_secret)
 }
 END_TEST
 
+/* A trigger that refuses the update of users.locked as PostgreSQL ends a
+ * deadlock's victim (SQLSTATE 40P01) while the sequence tries, counting
+ * each run of the update, is at most fails. */
+static void refuse_locks(fx_t *f, int fails)
+{
+    char sql[600];
+    snprintf(sql, sizeof sql,
+             "CREATE SEQUENCE tries; "
+             "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+             "IF nextval('tries') <= %d THEN "
+             "RAISE EXCEPTION 'deadlock detected' USING ERRCODE = 'deadlock_detected'; "
+             "END IF; RETURN NEW; END $$; "
+             "CREATE TRIGGER refuse BEFORE UPDATE OF locked ON users "
+             "FOR EACH ROW EXECUTE FUNCTION refuse()",
+             fails);
+    PGconn *c = PQconnectdb(f->path);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* A lock and a new account in one batch (one transaction). */
+static void lock_beside_create(fx_t *f, int64_t u, fx_done_t *lock, fx_done_t *made)
+{
+    db_set_autoflush(f->db, false);
+    db_user_set_locked(f->db, u, true, fx_on_done, lock);
+    db_user_create(f->db, "Cy", "cy", "$argon2id$fake", 1000, fx_on_done, made);
+    db_flush(f->db);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    db_set_autoflush(f->db, true);
+}
+
+/* The batch ended by a conflict twice (sent at once, then op by op) is
+ * run again whole after a pause: both ops done, one retry counted. */
+START_TEST(a_conflict_is_passed_by_running_the_batch_again)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Ann", "ann");
+    refuse_locks(&f, 2);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    fx_done_t lock = {0}, made = {0};
+    lock_beside_create(&f, u, &lock, &made);
+    db_stats(f.db, &s1);
+    ck_assert_int_eq(lock.status, DB_OK);
+    ck_assert_int_eq(made.status, DB_OK);
+    ck_assert_uint_eq(s1.retries - s0.retries, 1);
+    ck_assert_uint_eq(s1.conflicts - s0.conflicts, 0);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE locked <> 0 AND name = 'Ann'"),
+                     1);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE name = 'Cy'"), 1);
+    ck_assert_int_eq(fx_count(&f, "SELECT last_value FROM tries"), 3);
+    fx_close(&f);
+}
+END_TEST
+
+/* A conflict on every try: the batch is tried DB_RETRY_TRIES times, no
+ * more (each try sends it at once, then op by op: two runs of the lock),
+ * its pauses within their bounds; the last try commits the other op and
+ * fails the lock alone with words, not the server's message. */
+START_TEST(a_conflict_on_every_try_fails_its_op_alone_after_the_tries)
+{
+    for (int i = 1; i < DB_RETRY_TRIES; i++)
+        for (int k = 0; k < 50; k++) {
+            uint32_t ms = db_retry_pause_ms(i), base = DB_RETRY_PAUSE_MS << (i - 1);
+            ck_assert_uint_ge(ms, base);
+            ck_assert_uint_lt(ms, 2 * base);
+        }
+    fx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Ann", "ann");
+    refuse_locks(&f, 1000000);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    fx_done_t lock = {0}, made = {0};
+    lock_beside_create(&f, u, &lock, &made);
+    db_stats(f.db, &s1);
+    ck_assert_int_eq(lock.status, DB_ECONFLICT);
+    ck_assert_str_eq(db_error(f.db), DB_CONFLICT_MSG);
+    ck_assert_int_eq(made.status, DB_OK);
+    ck_assert_uint_eq(s1.retries - s0.retries, DB_RETRY_TRIES - 1);
+    ck_assert_uint_eq(s1.conflicts - s0.conflicts, 1);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE locked <> 0"), 0);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE name = 'Cy'"), 1);
+    ck_assert_int_eq(fx_count(&f, "SELECT last_value FROM tries"), 2 * DB_RETRY_TRIES);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -1384,6 +1476,8 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, two_nodes_are_given_one_daily_secret);
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
+    tcase_add_test(t, a_conflict_is_passed_by_running_the_batch_again);
+    tcase_add_test(t, a_conflict_on_every_try_fails_its_op_alone_after_the_tries);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
     tcase_add_test(t, a_games_rows_commit_in_order_across_two_writers);
     tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
