@@ -128,9 +128,24 @@ void ctl_finish(ctl_t *c, const char *error)
 
 const char *db_msg(server_t *s, int status)
 {
-    return status == DB_ENOTFOUND ? "no such account"
-           : status == DB_EEXISTS ? "that name is taken"
-                                  : db_error(s->db);
+    return status == DB_ENOTFOUND   ? "no such account"
+           : status == DB_EEXISTS   ? "that name is taken"
+           : status == DB_ECONFLICT ? DB_CONFLICT_MSG
+                                    : db_error(s->db);
+}
+
+void ctl_fail(ctl_t *c, int status, const char *outcome)
+{
+    if (status != DB_ECONFLICT)
+        return ctl_finish(c, db_msg(c->srv, status));
+    char why[400];
+    const char *what = c->name[0] ? c->name : c->net;
+    snprintf(why, sizeof why,
+             "the database was busy with %s%s at the same moment (another transaction held "
+             "them on each of %d tries); %s (try again)",
+             what[0] ? "the rows of " : "the same rows", what, DB_CONFLICT_TRIES,
+             outcome ? outcome : "nothing changed");
+    ctl_finish(c, why);
 }
 
 /* ---- users and games ------------------------------------------------------------------ */
@@ -226,9 +241,12 @@ static void on_locked(void *ud, int status, int64_t id)
         accounts_sent_off(c->srv->acc, c->user_id, ACCOUNTS_ELOCKED, NULL); /* logins in flight */
         ctl_sweep_off(c, SWEEP_LOG_OUT, GAME_CLOSE, MOD_LOCKED, locked);
     } else {
-        if (status == DB_OK) /* what it did, never silence */
+        if (status == DB_OK) { /* what it did, never silence */
             buf_printf(&c->out, "%s unlocked: it may log in again\n", c->name);
-        ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
+            ctl_finish(c, NULL);
+        } else {
+            ctl_fail(c, status, NULL);
+        }
     }
     ctl_unref(c);
 }
@@ -491,6 +509,10 @@ static void on_health(void *ud, int status, const db_health_t *h)
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);
+        buf_printf(&c->out,
+                   "conflicts: %llu transactions run again after a deadlock or serialization "
+                   "failure, %llu writes failed by one on every try\n",
+                   (unsigned long long)st.retries, (unsigned long long)st.conflicts);
         health_times(c);
         char turns[512];
         turns_describe(&c->srv->turns, turns, sizeof turns);

@@ -41,6 +41,10 @@ struct ctl {
 void ctl_finish(ctl_t *c, const char *error);
 void ctl_unref(ctl_t *c);
 const char *db_msg(server_t *s, int status); /* "no such account" for DB_ENOTFOUND */
+/* Finishes with a failed write's error: a conflict left after the
+ * database's tries (DB_ECONFLICT) named by what was busy (c->name's rows,
+ * c->net's) and its outcome (NULL: "nothing changed"); else db_msg's. */
+void ctl_fail(ctl_t *c, int status, const char *outcome);
 /* Looks the account up by name, then then(c, account) with c->user_id and
  * c->name set; a missing one is the answer. then finishes and unrefs. */
 void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then);

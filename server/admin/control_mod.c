@@ -47,7 +47,23 @@ static void on_written(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
     (void)id;
-    ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
+    if (status == DB_OK)
+        ctl_finish(c, NULL);
+    else
+        ctl_fail(c, status, NULL);
+    ctl_unref(c);
+}
+
+/* A ban's or mute's row is done: it holds in this node's memory already,
+ * so a conflict's answer says what is not stored. */
+static void on_sanction_written(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    (void)id;
+    if (status == DB_OK)
+        ctl_finish(c, NULL);
+    else
+        ctl_fail(c, status, "not stored: it holds at this node only, until it restarts");
     ctl_unref(c);
 }
 
@@ -222,7 +238,7 @@ static void banned(ctl_t *c, int n, int64_t game)
     snprintf(what, sizeof what, "banned %s (%d connection%s closed)", c->net, n, n == 1 ? "" : "s");
     say_until(c, what);
     c->refs++;
-    db_ban_put(c->srv->db, c->net, c->until, (int64_t)time(NULL), on_written, c);
+    db_ban_put(c->srv->db, c->net, c->until, (int64_t)time(NULL), on_sanction_written, c);
     moderation_tell_nodes(c->srv); /* after the row: other nodes read it */
 }
 
@@ -253,7 +269,7 @@ void cmd_unban(ctl_t *c, char *arg)
     log_info("admin: unban net=%s", c->net);
     buf_printf(&c->out, "lifted the ban on %s\n", c->net);
     c->refs++;
-    db_ban_delete(c->srv->db, c->net, on_written, c);
+    db_ban_delete(c->srv->db, c->net, on_sanction_written, c);
     moderation_tell_nodes(c->srv);
 }
 
@@ -701,7 +717,7 @@ static void mute_user(ctl_t *c, const db_user_t *u)
     char what[80];
     snprintf(what, sizeof what, "%s may not chat", u->name);
     say_until(c, what);
-    db_mute_put(c->srv->db, u->id, c->until, on_written, c);
+    db_mute_put(c->srv->db, u->id, c->until, on_sanction_written, c);
     moderation_tell_nodes(c->srv);
 }
 
@@ -719,7 +735,7 @@ static void unmute_user(ctl_t *c, const db_user_t *u)
     shards_unlock_all(c->srv);
     log_info("admin: unmute user=%s", u->name);
     buf_printf(&c->out, "%s may chat again\n", u->name);
-    db_mute_delete(c->srv->db, u->id, on_written, c);
+    db_mute_delete(c->srv->db, u->id, on_sanction_written, c);
     moderation_tell_nodes(c->srv);
 }
 
