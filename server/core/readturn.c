@@ -6,12 +6,22 @@
 #include "list.h"
 #include "server.h"
 
-/* A conn's kept keys: a ring that grows to READTURN_KEPT_MAX. */
+/* A mark and where it goes: before the key that was kept after it. */
+struct kmark {
+    uint64_t at; /* readkept.pushed when it was kept */
+    readmark_t m;
+};
+
+/* A conn's kept input: keys in a ring that grows to READTURN_KEPT_MAX,
+ * marks in one of READTURN_MARKS_MAX, each at its place among the keys. */
 struct readkept {
-    list_t node; /* on readturn_t.kept while it has keys */
+    list_t node; /* on readturn_t.kept while it has input kept */
     conn_t *conn;
     key_event_t *keys;
     uint32_t head, n, cap;
+    uint64_t pushed, popped; /* keys kept and played, ever */
+    struct kmark marks[READTURN_MARKS_MAX];
+    uint32_t mhead, mn;
     bool paused; /* its reading stopped (conn_ops_t.pause) */
 };
 
@@ -103,15 +113,56 @@ static bool push(struct readkept *k, key_event_t key)
     }
     k->keys[(k->head + k->n) % k->cap] = key;
     k->n++;
+    k->pushed++;
     return true;
 }
 
-static key_event_t pop(struct readkept *k)
+static bool held(const struct readkept *k)
 {
+    return k && (k->n || k->mn);
+}
+
+/* Plays c's next kept input, a mark due before the next key or the key;
+ * false when none is left. */
+static bool play_next(conn_t *c, struct readkept *k)
+{
+    if (k->mn && k->marks[k->mhead].at == k->popped) {
+        readmark_t m = k->marks[k->mhead].m;
+        k->mhead = (k->mhead + 1) % READTURN_MARKS_MAX;
+        k->mn--;
+        m.run(c, &m);
+        return true;
+    }
+    if (!k->n)
+        return false;
     key_event_t key = k->keys[k->head];
     k->head = (k->head + 1) % k->cap;
     k->n--;
-    return key;
+    k->popped++;
+    conn_key_now(c, key);
+    return true;
+}
+
+/* c's state for what it keeps, made at its first; NULL when out of memory. */
+static struct readkept *kept_of(conn_t *c)
+{
+    struct readkept *k = c->kept;
+    if (!k && (k = calloc(1, sizeof *k))) {
+        list_init(&k->node);
+        k->conn = c;
+        c->kept = k;
+    }
+    return k;
+}
+
+/* k has input kept: it is played in later turns, its conn paused. */
+static void kept_now(readturn_t *rt, conn_t *c, struct readkept *k)
+{
+    if (!list_linked(&k->node)) {
+        list_push_back(&rt->kept, &k->node);
+        uv_idle_start(&rt->play, on_play);
+    }
+    pause_conn(c, k, true);
 }
 
 bool readturn_keep(conn_t *c, key_event_t key)
@@ -119,41 +170,62 @@ bool readturn_keep(conn_t *c, key_event_t key)
     readturn_t *rt = readturn_of(c->srv);
     if (!rt || rt->closed || c->closing)
         return false;
-    struct readkept *k = c->kept;
-    if ((!k || k->n == 0) && !spent(rt)) {
+    if (!held(c->kept) && !spent(rt)) {
         count(rt);
         return false;
     }
-    if (!k) {
-        if (!(k = calloc(1, sizeof *k)))
-            return false; /* out of memory: handled now, over the budget */
-        list_init(&k->node);
-        k->conn = c;
-        c->kept = k;
-    }
+    struct readkept *k = kept_of(c);
+    if (!k)
+        return false;    /* out of memory: handled now, over the budget */
     if (!push(k, key)) { /* past the cap (or out of memory): all now, in order */
         readturn_flush(c);
         return false;
     }
-    if (!list_linked(&k->node)) {
-        list_push_back(&rt->kept, &k->node);
-        uv_idle_start(&rt->play, on_play);
-    }
     rt->kept_keys++;
-    pause_conn(c, k, true);
+    kept_now(rt, c, k);
     return true;
 }
 
-/* Plays c's kept keys while the turn has budget; true once none is left
- * (or c closed). The caller holds a ref on c. */
+bool readturn_keep_mark(conn_t *c, const readmark_t *m)
+{
+    readturn_t *rt = c->srv->readturn;
+    struct readkept *k = c->kept;
+    if (!rt || rt->closed || !held(k))
+        return false;
+    if (k->mn == READTURN_MARKS_MAX) { /* past the cap: all now, in order */
+        readturn_flush(c);
+        return false;
+    }
+    k->marks[(k->mhead + k->mn++) % READTURN_MARKS_MAX] = (struct kmark){k->pushed, *m};
+    kept_now(rt, c, k);
+    return true;
+}
+
+bool readturn_holds(const conn_t *c)
+{
+    return held(c->kept);
+}
+
+/* Plays c's kept input while the turn has budget (a mark counts as a
+ * key); true once none is left (or c closed). The caller holds a ref on c. */
 static bool play_conn(readturn_t *rt, conn_t *c)
 {
     struct readkept *k = c->kept;
-    while (k->n && !c->closing && !spent(rt)) {
+    while (held(k) && !c->closing && !spent(rt)) {
         count(rt);
-        conn_key_now(c, pop(k));
+        play_next(c, k);
     }
-    return k->n == 0 || c->closing;
+    return !held(k) || c->closing;
+}
+
+/* c's kept input is all played (or dropped: c closed). */
+static void kept_done(conn_t *c, struct readkept *k)
+{
+    k->n = k->head = k->mn = k->mhead = 0;
+    k->popped = k->pushed;
+    if (list_linked(&k->node))
+        list_remove(&k->node);
+    pause_conn(c, k, false);
 }
 
 static void on_play(uv_idle_t *h)
@@ -163,11 +235,8 @@ static void on_play(uv_idle_t *h)
         struct readkept *k = LIST_ITEM(list_front(&rt->kept), struct readkept, node);
         conn_t *c = k->conn;
         conn_ref(c);
-        if (play_conn(rt, c)) {
-            k->n = k->head = 0;
-            list_remove(&k->node);
-            pause_conn(c, k, false);
-        }
+        if (play_conn(rt, c))
+            kept_done(c, k);
         conn_unref(c);
     }
     if (list_empty(&rt->kept))
@@ -181,10 +250,9 @@ void readturn_flush(conn_t *c)
         return;
     list_remove(&k->node);
     conn_ref(c);
-    while (k->n && !c->closing)
-        conn_key_now(c, pop(k));
-    k->n = k->head = 0;
-    pause_conn(c, k, false);
+    while (!c->closing && play_next(c, k))
+        ;
+    kept_done(c, k);
     conn_unref(c);
 }
 

@@ -16,6 +16,14 @@
  * keys and that one are played at once, in order, over the budget: no
  * key is ever lost or played out of turn.
  *
+ * Input that is not a key keeps its place too: a size, a terminal type,
+ * a protocol error or the peer's end that comes after kept keys is a
+ * mark (readturn_keep_mark), played in its turn between the keys, so the
+ * keys typed before a resize are drawn at the old size and a peer that
+ * types and hangs up has every key it sent played before its conn
+ * closes. A conn keeps at most READTURN_MARKS_MAX marks; one past that
+ * plays its kept input at once, as the keys' cap does.
+ *
  * Tests set a budget in keys instead (test-read-budget = N: N keys a
  * turn). conn_key asks readturn_keep first. The state is the loop's
  * (server_t.readturn), made at its first key; loop thread only. */
@@ -31,15 +39,31 @@ typedef struct conn conn_t;
 #ifndef READTURN_NS /* a build may set another, to compare (-DREADTURN_NS=...) */
 #define READTURN_NS 8000000u
 #endif
-#define READTURN_KEPT_MAX 1024
+#define READTURN_KEPT_MAX  1024
+#define READTURN_MARKS_MAX 16
+
+/* Input that is not a key: run(c, m) plays it, a, b and why its own
+ * (why a string constant). */
+typedef struct readmark readmark_t;
+struct readmark {
+    void (*run)(conn_t *c, const readmark_t *m);
+    int a, b;
+    const char *why;
+};
 
 /* Whether k, a key c typed, is kept for a later turn (true: the caller is
  * done with it) or is c's to handle now (false; it is counted). */
 bool readturn_keep(conn_t *c, key_event_t k);
-/* c leaves this loop (conn_to_game): its kept keys are played now, over
- * the budget, in order, and it reads again. */
+/* Whether m, input of c's that is not a key, waits behind c's kept input
+ * (true: it is kept, m copied, and run in its turn) or is the caller's to
+ * handle now (false: c has nothing kept). */
+bool readturn_keep_mark(conn_t *c, const readmark_t *m);
+/* Whether c has input kept for a later turn. */
+bool readturn_holds(const conn_t *c);
+/* c leaves this loop (conn_to_game): its kept keys and marks are played
+ * now, over the budget, in order, and it reads again. */
 void readturn_flush(conn_t *c);
-/* c is freed: its kept keys go with it (conn_fini). */
+/* c is freed: its kept keys and marks go with it (conn_fini). */
 void readturn_drop(conn_t *c);
 /* Turns so far that ended with keys kept, and the keys kept (health):
  * with a budget of one key a turn, at least one turn per kept key but

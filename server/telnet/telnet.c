@@ -24,6 +24,7 @@
 #include "outhold.h"
 #include "proxyproto.h"
 #include "proxywait.h"
+#include "readturn.h"
 #include "server.h"
 #include "session.h"
 #include "shard.h"
@@ -103,6 +104,11 @@ typedef struct {
     bool read_any;    /* its first bytes came (checked for a PROXY header) */
     bool size_held;   /* raw_w, raw_h or the profile changed, not drawn yet */
     bool redraw_held; /* ... and the screen is drawn whole even at the same size */
+    /* Its peer is gone (a write failed) while its keys wait for a later
+     * turn (readturn.h): they are played, their output dropped, then it
+     * closes. */
+    bool gone;
+    char term_kept[40]; /* a terminal type that waits behind kept keys (on_ttype) */
     telnet_t *tn;
     keydec_t kd;
     size_t outq; /* bytes handed to uv_write, not yet written */
@@ -200,6 +206,28 @@ static void close_handles(tconn_t *t)
     uv_close(&t->io.handle, on_handle_closed);
 }
 
+static void on_mark_close(conn_t *c, const readmark_t *m)
+{
+    conn_close(c, m->why);
+}
+
+/* A close for why that waits behind keys kept for a later turn (they
+ * were read: they count as sent); false: none is kept, close now. */
+static bool close_kept(tconn_t *t, const char *why)
+{
+    return readturn_keep_mark(&t->c, &(readmark_t){.run = on_mark_close, .why = why});
+}
+
+/* The peer is gone (a write failed): closed now, or once its kept keys
+ * are played, their output dropped. */
+static void peer_ended(tconn_t *t, const char *why)
+{
+    if (close_kept(t, why))
+        t->gone = true;
+    else
+        conn_close(&t->c, why);
+}
+
 static void op_close(conn_t *c, const char *why)
 {
     if (c->closing)
@@ -246,7 +274,7 @@ static void on_written(uv_write_t *req, int status)
     t->outq -= w->len;
     free(w);
     if (status < 0 && !c->closing)
-        conn_close(c, uv_strerror(status));
+        peer_ended(t, uv_strerror(status));
     else if (!c->closing && t->mv == MV_NONE && t->outq == 0 && c->need_key)
         conn_drained(c);
     conn_unref(c);
@@ -258,7 +286,8 @@ static void on_written(uv_write_t *req, int status)
 static void send_now(tconn_t *t, const char *data, size_t len)
 {
     conn_t *c = &t->c;
-    if (c->closing || len == 0 || t->mv >= MV_CLOSING) /* moving: its next loop redraws */
+    if (c->closing || len == 0 || t->gone ||
+        t->mv >= MV_CLOSING) /* moving: its next loop redraws */
         return;
     if (t->outq == 0) {
         uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
@@ -269,7 +298,7 @@ static void send_now(tconn_t *t, const char *data, size_t len)
             data += n;
             len -= (size_t)n;
         } else if (n != UV_EAGAIN && n != UV_ENOSYS) {
-            conn_close(c, uv_strerror(n));
+            peer_ended(t, uv_strerror(n));
             return;
         }
     }
@@ -285,7 +314,7 @@ static void send_now(tconn_t *t, const char *data, size_t len)
     int ret = uv_write(&w->req, &t->io.stream, &b, 1, on_written);
     if (ret < 0) {
         free(w);
-        conn_close(c, uv_strerror(ret));
+        peer_ended(t, uv_strerror(ret));
         return;
     }
     t->outq += w->len;
@@ -391,22 +420,42 @@ static void on_size_timer(uv_timer_t *timer)
     size_changed(t, false);
 }
 
-static void on_naws(tconn_t *t, const unsigned char *b, size_t n)
+static void on_mark_naws(conn_t *c, const readmark_t *m)
 {
-    if (input_naws(b, n, &t->c.raw_w, &t->c.raw_h) == 0)
-        size_changed(t, false);
+    c->raw_w = m->a;
+    c->raw_h = m->b;
+    size_changed(tconn_of(c), false);
 }
 
-static void on_ttype(tconn_t *t, const char *name)
+/* A size: it waits behind keys kept for a later turn, which are drawn at
+ * the size they were typed at. */
+static void on_naws(tconn_t *t, const unsigned char *b, size_t n)
 {
-    conn_t *c = &t->c;
-    input_term_name(name, c->term, sizeof c->term);
+    readmark_t m = {.run = on_mark_naws};
+    if (input_naws(b, n, &m.a, &m.b) == 0 && !readturn_keep_mark(&t->c, &m))
+        on_mark_naws(&t->c, &m);
+}
+
+static void on_mark_ttype(conn_t *c, const readmark_t *m)
+{
+    (void)m;
+    tconn_t *t = tconn_of(c);
+    snprintf(c->term, sizeof c->term, "%s", t->term_kept);
     menu_apply_profile(c);
     /* a new profile means a full redraw in it */
     if (in_game(c))
         size_changed(t, true);
     else
         menu_redraw(c);
+}
+
+/* A terminal type: it waits behind keys kept for a later turn, like a
+ * size (the latest type said is the one its turn applies). */
+static void on_ttype(tconn_t *t, const char *name)
+{
+    input_term_name(name, t->term_kept, sizeof t->term_kept);
+    if (!readturn_keep_mark(&t->c, &(readmark_t){.run = on_mark_ttype}))
+        on_mark_ttype(&t->c, NULL);
 }
 
 /* The remote address that `warren --ssh` passes on the Unix socket only. */
@@ -521,7 +570,8 @@ static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
         logcap_say(c->srv->strangers, now_ms(c->srv), LOG_WARN, &SAY_ERROR, c->key,
                    "telnet error conn=%llu ip=%s: %s", (unsigned long long)c->id, c->ip,
                    ev->error.msg);
-        conn_close(c, "telnet protocol error");
+        if (!close_kept(t, "telnet protocol error"))
+            conn_close(c, "telnet protocol error");
         break;
     default: break;
     }
@@ -574,6 +624,8 @@ static void on_eof_idle(uv_idle_t *h)
 static void close_soon(tconn_t *t, const char *why)
 {
     struct telnetgw *tl = t->c.srv->telnet;
+    if (close_kept(t, why))
+        return;
     if (!tl || t->c.srv->stopping || list_linked(&t->eof_node)) {
         conn_close(&t->c, why);
         return;

@@ -32,6 +32,7 @@
 #include "moderation.h"
 #include "notify.h"
 #include "ratelimit.h"
+#include "readturn.h"
 #include "relay.h"
 #include "server.h"
 #include "session.h"
@@ -437,22 +438,32 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     return 0;
 }
 
+/* The conn of a websocket that is gone ends. */
+static void ws_end(conn_t *c, const readmark_t *m)
+{
+    (void)m;
+    c->closing = true;
+    if (conn_in_game(c))
+        conn_detach(c, NULL);
+    if (c->refs == 0)
+        ws_free(wsock_of(c));
+}
+
+/* The websocket is gone; its conn ends now, or, with keys kept for a
+ * later turn, once they are played (they were read: they count as sent),
+ * what they draw going nowhere. */
 static void on_close(void *ctx, web_conn_t *wc)
 {
     (void)ctx;
     wsock_t *ws = web_conn_user(wc);
     if (!ws)
         return;
-    conn_t *c = &ws->c;
     ws->wc = NULL;
-    c->closing = true;
-    if (conn_in_game(c))
-        conn_detach(c, NULL);
     list_remove(&ws->node);
     list_remove(&ws->lnode);
     list_remove(&ws->hnode);
-    if (c->refs == 0)
-        ws_free(ws);
+    if (!readturn_keep_mark(&ws->c, &(readmark_t){.run = ws_end}))
+        ws_end(&ws->c, NULL);
 }
 
 /* ---- input ------------------------------------------------------------------------ */
@@ -471,15 +482,24 @@ static void on_input(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len
         keydec_timeout(&ws->kd, on_key, c);
 }
 
+static void on_mark_resize(conn_t *c, const readmark_t *m)
+{
+    c->raw_w = m->a;
+    c->raw_h = m->b;
+    ws_size_changed(wsock_of(c));
+}
+
+/* A size: it waits behind keys kept for a later turn, which are drawn at
+ * the size they were typed at. */
 static void on_resize(void *ctx, web_conn_t *wc, int w, int h)
 {
     (void)ctx;
     wsock_t *ws = web_conn_user(wc);
     if (ws->kind == WEB_LOBBY || ws->c.closing)
         return;
-    ws->c.raw_w = w;
-    ws->c.raw_h = h;
-    ws_size_changed(ws);
+    readmark_t m = {.run = on_mark_resize, .a = w, .b = h};
+    if (!readturn_keep_mark(&ws->c, &m))
+        on_mark_resize(&ws->c, &m);
 }
 
 static void on_drained(void *ctx, web_conn_t *wc)

@@ -3,13 +3,15 @@ for the next turns, each connection's in its order, none lost, while the
 connection's reading is paused. Several telnet players type a burst at
 once; each game must be the one its keys, played one by one without
 interruption, make (bin/tools/server_replay)."""
+import json
 import os
 import re
+import socket
 import time
 
 import pytest
 
-from harness import F12, PW, Web, admin, new_game, play_socket, replay, stored_hook
+from harness import F12, PW, Web, admin, new_game, play_socket, raw_read, replay, stored_hook
 
 BURST = "hjklyubn.." * 3  # moves in every direction and waits: their order shows
 
@@ -163,3 +165,163 @@ def test_a_conn_cut_short_goes_first_the_next_turn(daemon, clients):
                              r"turn=\d+ seq=(\d+) ") for _ in range(2)]
     got = [(m.group(1), int(m.group(2))) for m in hooks]
     assert got == [("pasting", 1 + len(paste)), ("bursting", 1 + len(BURST))], got
+
+
+# ---- input that is not a key keeps its place behind kept keys ------------------------
+
+IAC, SB, SE, WILL, NAWS, TTYPE = 255, 250, 240, 251, 31, 24
+KEYFRAME = b"\x1b[H\x1b[2J"  # how every keyframe starts (protocol/ansi.c)
+BEFORE = "hjhj@@@@"  # moves, and toggles that say so whatever the walls
+AFTER = "lulu"
+
+
+def naws(w, h):
+    return bytes([IAC, SB, NAWS, w >> 8, w & 255, h >> 8, h & 255, IAC, SE])
+
+
+def ttype_is(name):
+    return bytes([IAC, SB, TTYPE, 0]) + name + bytes([IAC, SE])
+
+
+def terminal_bytes(data):
+    """What a terminal shows of a telnet stream: its commands taken out."""
+    data = re.sub(rb"\xff\xfa.*?\xff\xf0", b"", data, flags=re.S)
+    data = re.sub(rb"\xff[\xfb-\xfe].", b"", data, flags=re.S)
+    return data.replace(b"\xff\xff", b"\xff")
+
+
+def quiet_read(sock, quiet=1.0):
+    """Everything sock is sent until it goes quiet for quiet seconds."""
+    sock.settimeout(quiet)
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(1 << 20)
+        except (socket.timeout, TimeoutError):
+            return data
+        if not chunk:
+            return data
+        data += chunk
+
+
+def raw_playing(daemon, name):
+    """A raw telnet socket at 80x24 (one NAWS) that registers name and is
+    in its new game past the race choice ('l'); returns (socket, seed,
+    everything it was sent)."""
+    s = socket.create_connection(("127.0.0.1", daemon.port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    got = raw_read(s, 10, b"Your choice")
+    s.sendall(bytes([IAC, WILL, NAWS]) + naws(80, 24))
+    for send, wait in ((b"r", b"Name:"), (name.encode() + b"\r", b"Password:"),
+                       (PW.encode() + b"\r", b"again:"), (PW.encode() + b"\r", b"Logged in as"),
+                       (b"p", b"Choose a race."), (b"l", f"Welcome, {name} the ".encode())):
+        s.sendall(send)
+        got += raw_read(s, 10, wait)
+        assert wait in got, wait
+    seed = int(daemon.wait_log(rf"game start user={name} game=\d+ seed=(\d+)").group(1))
+    return s, seed, got + quiet_read(s, 0.5)
+
+
+def raw_stored_hook(daemon, s, name):
+    """stored_hook for a raw telnet socket."""
+    for _ in range(100):
+        s.sendall(F12.encode())
+        m = daemon.wait_log(rf"hook user={name} game=\d+ hash=([0-9a-f]+) seed=\d+ turn=\d+ "
+                            rf"seq=(\d+) stored=(\d+)")
+        if m.group(2) == m.group(3):
+            return {"hash": m.group(1), "seq": int(m.group(2))}
+    raise AssertionError("keys never stored")
+
+
+def top_row(drawn):
+    """The top row (the game's message line) of the first keyframe in drawn."""
+    row = drawn[drawn.index(KEYFRAME) + len(KEYFRAME):]
+    return row[:row.index(b"\x1b")].decode().rstrip()
+
+
+def resize_ordered(bindir, tmp_path, seed, name, first, drawn, size):
+    """The keyframe a resize drew (the first in drawn) shows the game after
+    every key sent before the resize, not after the first only (the one a
+    turn plays at once)."""
+    want, _ = replay(bindir, tmp_path, seed, name, first + BEFORE.encode(), size=size)
+    one, _ = replay(bindir, tmp_path, seed, name, first + BEFORE[:1].encode(), size=size)
+    assert want[0] != one[0], want[0]  # the keys after the first one show
+    assert top_row(drawn) == want[0], (top_row(drawn), want[0])
+
+
+@pytest.mark.parametrize("said", [naws(120, 40), ttype_is(b"vt100")], ids=["naws", "ttype"])
+@pytest.mark.daemon(extra=["--test-read-budget", "1"])
+def test_a_resize_after_kept_keys_is_drawn_after_them(daemon, bindir, tmp_path, said):
+    """One key a turn: keys, a window size (NAWS) or a terminal type, and
+    more keys in one packet. The keys before it are kept and it waits
+    behind them: its keyframe shows the game after all of them (applied at
+    once it was drawn after the first, the rest drawn at the new size or
+    in the new type), and the game has every key, in order."""
+    s, seed, _ = raw_playing(daemon, "sizer")
+    s.sendall(BEFORE.encode() + said + AFTER.encode())
+    resize_ordered(bindir, tmp_path, seed, "sizer", b"l", terminal_bytes(quiet_read(s)), "80x24")
+    got = raw_stored_hook(daemon, s, "sizer")
+    assert got["seq"] == 1 + len(BEFORE + AFTER), got
+    _, h = replay(bindir, tmp_path, seed, "sizer", ("l" + BEFORE + AFTER).encode())
+    assert got["hash"] == h
+    s.close()
+
+
+def ws_one_write(ws, *msgs):
+    """Sends websocket messages (opcode, payload) in one write."""
+    real, out = ws.s, []
+
+    class Collect:
+        def sendall(self, b):
+            out.append(b)
+
+    ws.s = Collect()
+    try:
+        for op, payload in msgs:
+            ws.send_frame(op, payload)
+    finally:
+        ws.s = real
+    real.sendall(b"".join(out))
+
+
+def ws_frames(ws, quiet=1.0):
+    """The binary messages (frames) ws is sent until it goes quiet."""
+    frames = []
+    ws.s.settimeout(quiet)
+    while True:
+        try:
+            op, p = ws.recv()
+        except (socket.timeout, TimeoutError, EOFError):
+            return frames
+        if op == 2:
+            frames.append(p)
+
+
+@pytest.mark.daemon(http=True, extra=["--test-read-budget", "1"])
+def test_a_browsers_resize_after_kept_keys_is_drawn_after_them(daemon, bindir, tmp_path):
+    """One key a turn: a browser's message of keys, a resize message and
+    more keys in one packet. The resize waits behind the kept keys (the
+    websocket's paused reading holds the rest of the packet; a resize
+    handed on while keys are kept is a mark): its keyframe shows the game
+    after all of them, and the game has every key, in order."""
+    # a game's loop is its account's id modulo the loops (WARREN_LOOPS): the
+    # account before puts this one's on home, the browser's own loop (on
+    # another, a relay's resize redraws at once the frame home last had)
+    for i in range(int(os.environ.get("WARREN_LOOPS") or 1) - 1):
+        Web(daemon.http).register(f"webpad{i}", PW)
+    r = Web(daemon.http).register("websizer", PW)
+    ws = play_socket(daemon.http, r.session)
+    assert daemon.wait_log(r"attach user=websizer game=\d+ conn=\d+ turn-seq=\d+ loop=(\d+)"
+                           ).group(1) == "0"
+    ws_frames(ws, 0.5)
+    ws_one_write(ws, (2, BEFORE.encode()),
+                 (1, json.dumps({"t": "resize", "w": 120, "h": 40}).encode()), (2, AFTER.encode()))
+    drawn = b"".join(ws_frames(ws))
+    got = ws_stored_hook(daemon, ws, "websizer")
+    first = b"*" if got["seq"] == 1 + len(BEFORE + AFTER) else b""
+    assert got["seq"] == len(first) + len(BEFORE + AFTER), got
+    resize_ordered(bindir, tmp_path, got["seed"], "websizer", first, drawn, "100x30")
+    _, h = replay(bindir, tmp_path, got["seed"], "websizer", first + (BEFORE + AFTER).encode(),
+                  size="100x30")
+    assert got["hash"] == h
+    ws.close()
