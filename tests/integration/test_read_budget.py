@@ -267,6 +267,24 @@ def test_a_resize_after_kept_keys_is_drawn_after_them(daemon, bindir, tmp_path, 
     s.close()
 
 
+@pytest.mark.daemon(extra=["--test-read-budget", "1"])
+def test_sizes_past_the_cap_of_marks_are_played_at_once_in_order(daemon, bindir, tmp_path):
+    """One key a turn: keys, more sizes than a conn keeps behind its keys
+    (READTURN_MARKS_MAX, 16) and keys. Past the cap what is kept is played
+    at once, in order: the game has every key in order. Then keys and
+    sizes kept when the daemon stops: played and freed, the daemon ends
+    cleanly (no sanitizer report)."""
+    s, seed, _ = raw_playing(daemon, "manysizes")
+    sizes = b"".join(naws(100 + i, 30) for i in range(20))
+    s.sendall(BEFORE.encode() + sizes + AFTER.encode())
+    got = raw_stored_hook(daemon, s, "manysizes")
+    assert got["seq"] == 1 + len(BEFORE + AFTER), got
+    _, h = replay(bindir, tmp_path, seed, "manysizes", ("l" + BEFORE + AFTER).encode())
+    assert got["hash"] == h
+    s.sendall((BURST * 10).encode() + sizes[:len(sizes) // 2] + BURST.encode())
+    daemon.stop_clean()
+
+
 def ws_one_write(ws, *msgs):
     """Sends websocket messages (opcode, payload) in one write."""
     real, out = ws.s, []
