@@ -201,11 +201,6 @@ bool readturn_keep_mark(conn_t *c, const readmark_t *m)
     return true;
 }
 
-bool readturn_holds(const conn_t *c)
-{
-    return held(c->kept);
-}
-
 /* Plays c's kept input while the turn has budget (a mark counts as a
  * key); true once none is left (or c closed). The caller holds a ref on c. */
 static bool play_conn(readturn_t *rt, conn_t *c)

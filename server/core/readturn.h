@@ -58,8 +58,6 @@ bool readturn_keep(conn_t *c, key_event_t k);
  * (true: it is kept, m copied, and run in its turn) or is the caller's to
  * handle now (false: c has nothing kept). */
 bool readturn_keep_mark(conn_t *c, const readmark_t *m);
-/* Whether c has input kept for a later turn. */
-bool readturn_holds(const conn_t *c);
 /* c leaves this loop (conn_to_game): its kept keys and marks are played
  * now, over the budget, in order, and it reads again. */
 void readturn_flush(conn_t *c);

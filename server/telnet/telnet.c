@@ -286,8 +286,8 @@ static void on_written(uv_write_t *req, int status)
 static void send_now(tconn_t *t, const char *data, size_t len)
 {
     conn_t *c = &t->c;
-    if (c->closing || len == 0 || t->gone ||
-        t->mv >= MV_CLOSING) /* moving: its next loop redraws */
+    /* moving: its next loop redraws; gone: nobody reads it any more */
+    if (c->closing || len == 0 || t->gone || t->mv >= MV_CLOSING)
         return;
     if (t->outq == 0) {
         uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
