@@ -36,8 +36,19 @@ static void menu_leave(conn_t *c)
     }
 }
 
+/* A wait is over (its keys taken, another place, the conn gone): how
+ * many keys its flood dropped, in one line. */
+static void held_said(conn_t *c)
+{
+    if (c->held_dropped > 1)
+        log_info("keys dropped conn=%llu: %u in all while they waited for %s",
+                 (unsigned long long)c->id, c->held_dropped, c->held_for);
+    c->held_dropped = 0;
+}
+
 void conn_fini(conn_t *c)
 {
+    held_said(c);
     menu_leave(c);
     readturn_drop(c);
     ratelimit_free(c->input_limit);
@@ -51,6 +62,7 @@ void conn_fini(conn_t *c)
 
 void conn_set_place(conn_t *c, conn_place_t p)
 {
+    held_said(c);
     c->place = p;
     c->held_for = "the game"; /* unless conn_wait_for says otherwise */
     if (p != CONN_WAIT && p != CONN_PLAY)
@@ -324,15 +336,17 @@ static const conn_route_t *conn_route(const conn_t *c)
 }
 
 /* A key typed while its game loads waits for it (no key is lost); past
- * CONN_HELD_KEYS, as a flood, it is dropped and the drop logged. */
+ * CONN_HELD_KEYS, as a flood, it is dropped: the first drop of a wait
+ * logged, the others counted (held_said), never a line a key. */
 static void hold_key(conn_t *c, key_event_t k)
 {
     if (c->nheld < CONN_HELD_KEYS) {
         c->held[c->nheld++] = k;
         return;
     }
-    log_info("key dropped conn=%llu: %d keys already wait for %s", (unsigned long long)c->id,
-             CONN_HELD_KEYS, c->held_for);
+    if (c->held_dropped++ == 0)
+        log_info("key dropped conn=%llu: %d keys already wait for %s", (unsigned long long)c->id,
+                 CONN_HELD_KEYS, c->held_for);
 }
 
 void conn_key(conn_t *c, key_event_t k)
@@ -353,6 +367,7 @@ int conn_take_held(conn_t *c, key_event_t keys[CONN_HELD_KEYS])
     int n = c->nheld;
     memcpy(keys, c->held, (size_t)n * sizeof *keys);
     c->nheld = 0;
+    held_said(c);
     return n;
 }
 

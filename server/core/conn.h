@@ -154,6 +154,7 @@ struct conn {
     key_event_t held[CONN_HELD_KEYS]; /* typed in CONN_WAIT (conn_key, conn_play_held) */
     uint8_t nheld;
     const char *held_for;  /* what they wait for, as the log names it (conn_wait_for) */
+    uint32_t held_dropped; /* typed past held this wait: dropped, the first logged */
     struct readkept *kept; /* keys kept past a turn's budget (readturn.c) */
 };
 

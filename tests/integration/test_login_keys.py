@@ -211,3 +211,15 @@ def test_keys_typed_with_a_taken_name_are_dropped(daemon, clients):
     t.pump(quiet=0.5)
     assert "secretive" not in t.text(), t.text()
     assert b"secretive" not in t.raw
+
+
+def test_a_flood_typed_while_a_login_is_checked_is_one_line(daemon):
+    """No account: a login's password, Enter and 1,500 more keys in one
+    packet. Past the 32 held, the drop is logged once and the rest
+    counted, said in one line when the wait ends: never a line a key."""
+    with login_then(daemon.port, "nosuchone", b"z" * 1500) as s:
+        daemon.wait_log(r"key dropped conn=\d+: 32 keys already wait for the login")
+        m = daemon.wait_log(r"keys dropped conn=\d+: (\d+) in all while they waited for the login")
+        raw_read(s, 0.3)
+    assert int(m.group(1)) >= 1000, m.group(0)
+    assert daemon.log().count("key dropped conn=") == 1, daemon.log().count("key dropped conn=")
