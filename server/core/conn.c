@@ -351,6 +351,13 @@ static void hold_key(conn_t *c, key_event_t k)
 
 void conn_key(conn_t *c, key_event_t k)
 {
+    /* On its way to another loop (the rest of the read that sent it): held
+     * now, and goes with it; kept, this loop would play it into a conn
+     * the other loop's thread has. */
+    if (c->moving) {
+        conn_key_now(c, k);
+        return;
+    }
     if (!readturn_keep(c, k) && !c->closing) /* a cap's flush may close it */
         conn_key_now(c, k);
 }

@@ -1,0 +1,52 @@
+"""A loop turn's share of input (readturn.h) and a conn on its way to
+another loop (loops = 2): the keys that come in the same read after the
+key that sends it (the menu's p to its game's loop, Ctrl-X home) are held
+and go with it, never kept on the loop it leaves, whose later turns would
+play them into a conn the other loop's thread has (the daemon aborted in
+libuv). One key a turn, so every key after the first of a read is past
+the turn's share."""
+import time
+
+import pytest
+
+from harness import CTRL_X, F12, PW, login_then, new_game, raw_read
+
+MOVES = ["--test-read-budget", "1", "--input-rate", "100000", "--loops", "2"]
+
+
+@pytest.mark.daemon(extra=MOVES)
+def test_keys_typed_with_the_play_key_go_with_the_conn(daemon, clients):
+    """p and 900 keys in one packet: the conn goes to loop 1 (account 1's)
+    with the first 32 held for its game (conn.h's CONN_HELD_KEYS), the
+    rest dropped; the game gets those 32, and the daemon stops cleanly."""
+    t = clients(daemon.port).connected()
+    t.register("mover", PW)
+    with login_then(daemon.port, "mover") as s:
+        raw_read(s, 5, b"Logged in as mover")
+        s.sendall(b"p" + b"l" + b"." * 900)  # one read: p moves it, the rest follow
+        daemon.wait_log(r"attach user=mover game=\d+ conn=\d+ turn-seq=\d+ loop=1")
+        time.sleep(0.5)
+        s.sendall(F12.encode())
+        m = daemon.wait_log(r"hook user=mover game=\d+ hash=[0-9a-f]+ seed=\d+ turn=\d+ seq=(\d+)")
+        assert int(m.group(1)) == 32, m.group(0)
+    daemon.stop_clean()
+
+
+@pytest.mark.daemon(extra=MOVES)
+def test_keys_typed_with_the_leave_key_go_with_the_conn(daemon, clients):
+    """Ctrl-X and 600 keys in one packet on loop 1: the conn goes home,
+    the keys after Ctrl-X none of the game's (it detaches at the race
+    choice's key), and the daemon stops cleanly."""
+    t = clients(daemon.port).connected()
+    new_game(daemon, t, "leaver")  # account 1: its game on loop 1
+    t.wait_for("Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, leaver the ")
+    t.type_now(CTRL_X + "." * 600)
+    m = daemon.wait_log(r"detach user=leaver game=\d+ seq=(\d+)")
+    assert m.group(1) == "1", m.group(0)
+    daemon.wait_log(r"handed conn=\d+ user=leaver loop=0")
+    time.sleep(0.5)
+    t.send("x", settle=False)
+    t.wait_for("Your choice")
+    daemon.stop_clean()
