@@ -7,7 +7,8 @@
  * at 1,000 WAL pages, at most every 100 ms; at 8,000 the writer itself).
  * Prints the writer thread's CPU per row, the checkpointer's and the
  * process's. Options page=, cache= (KB), mmap= (MB), sort=1 (a commit's
- * rows by game), noprev=1, values=1 (INSERT ... VALUES).
+ * rows by game), noprev=1, values=1 (INSERT ... VALUES), multi=1 (a commit's
+ * r rows in one INSERT ... VALUES of r rows, each row's JOURNAL_PREV first).
  * arrival=1: the other layout. New rows go to journal_new, a rowid table
  * in arrival order (a commit dirties a few shared pages); seq continuity
  * is the writer's own map of each game's last stored seq (no seek); every
@@ -36,7 +37,8 @@
 static const char *path;
 static int N = 10000, P = 20, M = 20, R = 10, PAGE = 4096, CACHE = 0, SORT = 0, MMAP = 0,
            NOPREV = 0, VALUES = 0, RATE = 10000, ARRIVAL = 0, MOVE = 10000, ORDER = 0, READS = 100,
-           INDEX = 0, SLICES = 1, MEMSTATUS = 1;
+           INDEX = 0, SLICES = 1, MEMSTATUS = 1, MULTI = 0;
+static sqlite3_stmt *multi_ins; /* multi=1: a commit's R rows in one INSERT */
 static atomic_int wal_pages, stop, want;
 static long long frames, last_pages;
 static int ckpt_mark = 8000;
@@ -208,6 +210,14 @@ measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
                     sqlite3_bind_int64(prev, 2, s);
                     step(prev, SQLITE_ROW);
                 }
+                if (MULTI && n == R) {
+                    sqlite3_bind_int64(multi_ins, 4 * k + 1, batch[k]);
+                    sqlite3_bind_int64(multi_ins, 4 * k + 2, s);
+                    sqlite3_bind_blob(multi_ins, 4 * k + 3, key, 1, SQLITE_STATIC);
+                    sqlite3_bind_int64(multi_ins, 4 * k + 4, 1000);
+                    rows++;
+                    continue;
+                }
                 sqlite3_bind_int64(ins, 1, batch[k]);
                 sqlite3_bind_int64(ins, 2, s);
                 sqlite3_bind_blob(ins, 3, key, 1, SQLITE_STATIC);
@@ -215,6 +225,8 @@ measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
                 step(ins, SQLITE_DONE);
                 rows++;
             }
+            if (MULTI && n == R)
+                step(multi_ins, SQLITE_DONE);
             step(commit, SQLITE_DONE);
             commits++;
             if (ARRIVAL) {
@@ -293,6 +305,7 @@ static const struct {
     {"values", &VALUES}, {"rate", &RATE},     {"arrival", &ARRIVAL},
     {"move", &MOVE},     {"order", &ORDER},   {"reads", &READS},
     {"index", &INDEX},   {"slices", &SLICES}, {"memstatus", &MEMSTATUS},
+    {"multi", &MULTI},
 };
 
 int main(int argc, char **argv)
@@ -364,6 +377,14 @@ int main(int argc, char **argv)
         prep(h, VALUES ? "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)"
                        : "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4");
     sqlite3_stmt *begin = prep(h, "BEGIN"), *commit = prep(h, "COMMIT");
+    if (MULTI) {
+        char *m = malloc(64 + 24 * (size_t)R);
+        strcpy(m, "INSERT INTO journal(game, seq, keys, ms) VALUES ");
+        for (int k = 0; k < R; k++)
+            strcat(m, k ? ", (?, ?, ?, ?)" : "(?, ?, ?, ?)");
+        multi_ins = prep(h, m);
+        free(m);
+    }
     sqlite3_stmt *ins_new =
         prep(h, VALUES ? "INSERT INTO journal_new(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)"
                        : "INSERT INTO journal_new(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4");
