@@ -105,13 +105,10 @@ static int index_grow(reg_t *r, uint32_t from, uint32_t cap)
     int32_t *cell = grealloc(r->al, ix->cell, cap * sizeof *cell);
     if (cell)
         ix->cell = cell;
-    uint8_t *item = grealloc(r->al, ix->item, cap * sizeof *item);
-    if (item)
-        ix->item = item;
-    if (!next || !cnext || !cell || !item)
+    if (!next || !cnext || !cell)
         return -1;
     for (uint32_t i = from; i < cap; i++)
-        ix->next[i] = ix->cnext[i] = 0, ix->cell[i] = -1, ix->item[i] = 0;
+        ix->next[i] = ix->cnext[i] = 0, ix->cell[i] = -1;
     return 0;
 }
 
@@ -121,7 +118,6 @@ void reg_index_close(reg_t *r)
     gfree(r->al, ix->next);
     gfree(r->al, ix->cnext);
     gfree(r->al, ix->cell);
-    gfree(r->al, ix->item);
     memset(ix, 0, sizeof *ix);
     ix->depth = -1;
 }
@@ -255,7 +251,6 @@ void reg_refile(reg_t *r, handle_t h)
     if (now >= 0)
         link_in(&ix->head[(uint32_t)now % REG_INDEX_BUCKETS], ix->next, i);
     ix->cell[i] = now;
-    ix->item[i] = o->type == OBJ_ITEM;
     if (o->type == OBJ_CREATURE && (was < 0) != (now < 0)) {
         if (now >= 0)
             link_in(&ix->chead, ix->cnext, i);

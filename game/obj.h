@@ -82,10 +82,7 @@ typedef struct {
  * it sleeps, or when the registry grows past REG_INDEX_SLOTS (every look
  * then walks all objects, to the same answers). Whoever changes an object's
  * x, y, depth or (an item's) target calls reg_refile after; reg_new files
- * nothing, reg_del unfiles. Links are slot index + 1, 0 the end. A
- * filed object's cell and kind (item or creature) are the index's too, so
- * the render's walks of the floor read only the objects on cells it shows
- * (each object a cache miss among 10,000 games). */
+ * nothing, reg_del unfiles. Links are slot index + 1, 0 the end. */
 #define REG_INDEX_BUCKETS 256u
 #define REG_INDEX_SLOTS   65535u
 typedef struct {
@@ -95,7 +92,6 @@ typedef struct {
     uint16_t *next;                   /* cap: the next object in its bucket */
     uint16_t *cnext;                  /* cap: the next creature on the map */
     int32_t *cell;                    /* cap: the cell the slot is filed at, -1 none */
-    uint8_t *item;                    /* cap: the slot filed is an item (else a creature) */
     uint16_t chead;                   /* the first creature on the map */
 } reg_index_t;
 

@@ -203,7 +203,6 @@ enum { FLOOR_LIST_MAX = 512 };
 typedef struct {
     int n;
     bool whole; /* every such item of the walk is in h */
-    bool filed; /* the map index's walk: each item's cell is the index's */
     handle_t h[FLOOR_LIST_MAX];
 } floor_list_t;
 
@@ -264,13 +263,6 @@ static void box_take(int box[4], int x, int y)
     box[1] = y < box[1] ? y : box[1], box[3] = y > box[3] ? y : box[3];
 }
 
-/* Whether the map index is open for lv: each filed object's cell is then
- * a cell of lv, its kind the index's (obj.h). */
-static bool index_of(const reg_t *r, const level_t *lv)
-{
-    return r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h;
-}
-
 /* An item in sight that the view keeps on screen: one lying where the
  * player has not stood, not a shop's stock. A walk stops to say it saw
  * one ("You see a dagger."), and explore heads for it. */
@@ -286,31 +278,23 @@ static bool item_kept(const level_t *lv, const obj_t *o)
 static void sighted_items(game_t *g, const level_t *lv, int box[4], floor_list_t *list)
 {
     const reg_t *r = &g->reg;
-    bool ix = index_of(r, lv);
+    bool ix = r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h;
     uint32_t b = 0;
     int n = 0;
     for (handle_t h = ix ? reg_index_next_filed(r, &b, HANDLE_NONE) : reg_next(r, HANDLE_NONE); h;
          h = ix ? reg_index_next_filed(r, &b, h) : reg_next(r, h)) {
-        uint32_t i = h & OBJ_INDEX_MASK;
-        if (ix && !r->ix.item[i]) /* a creature: filed items have no target */
-            continue;
-        const obj_t *o = ix ? NULL : reg_get(r, h);
-        if (o && (o->type != OBJ_ITEM || o->target))
+        const obj_t *o = reg_get(r, h);
+        if (o->type != OBJ_ITEM || o->target)
             continue;
         if (list && n < FLOOR_LIST_MAX)
             list->h[n] = h;
         n++;
-        if (ix && !(lv->vis && lv->vis[r->ix.cell[i]])) /* out of sight: not kept, not read */
-            continue;
-        if (!o)
-            o = reg_get(r, h);
         if (item_kept(lv, o))
             box_take(box, o->x, o->y);
     }
     if (list) {
         list->whole = n <= FLOOR_LIST_MAX;
         list->n = list->whole ? n : 0;
-        list->filed = ix;
     }
 }
 
@@ -446,17 +430,6 @@ static void floor_item(game_t *g, const level_t *lv, obj_sink_t *k, const obj_t 
             (style_t){vis ? ik->fg : 8, SCREEN_DEFAULT_COLOR, vis ? 0 : ATTR_DIM});
 }
 
-/* Whether the item filed at h's slot may show: its cell (the index's) is
- * in view and seen (floor_item's looks before its object's kind), so an
- * item that cannot show is not read. */
-static bool filed_shown(const reg_t *r, const level_t *lv, const map_view_t *m, handle_t h)
-{
-    int32_t cell = r->ix.cell[h & OBJ_INDEX_MASK];
-    int x = cell % lv->w, y = cell / lv->w;
-    return (unsigned)(x - m->ox) < (unsigned)m->vw && (unsigned)(y - m->oy) < (unsigned)m->vh &&
-           (lv->seen[cell] & SEEN_EYES);
-}
-
 /* The items on the floor in view: the map index's objects when it is open
  * for lv (on any one tile in slot order, as a walk of every object). */
 static void floor_items(game_t *g, const level_t *lv, obj_sink_t *k)
@@ -464,8 +437,6 @@ static void floor_items(game_t *g, const level_t *lv, obj_sink_t *k)
     const reg_t *r = &g->reg;
     const floor_list_t *list = k->m->items;
     for (int i = 0; list && i < list->n; i++) {
-        if (list->filed && !filed_shown(r, lv, k->m, list->h[i]))
-            continue;
         const obj_t *o = reg_get(r, list->h[i]);
         if ((unsigned)(o->x - k->m->ox) < (unsigned)k->m->vw &&
             (unsigned)(o->y - k->m->oy) < (unsigned)k->m->vh) /* floor_item's first look */
@@ -473,7 +444,7 @@ static void floor_items(game_t *g, const level_t *lv, obj_sink_t *k)
     }
     if (list)
         return;
-    if (index_of(r, lv)) {
+    if (r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h) {
         uint32_t b = 0;
         for (handle_t h = reg_index_next_filed(r, &b, HANDLE_NONE); h;
              h = reg_index_next_filed(r, &b, h)) {
