@@ -328,6 +328,8 @@ static level_t *load_level(game_t *g, int depth, rd_t *in)
     rd_bytes(in, lv->seen, n);
     rd_bytes(in, lv->region, n);
     rd_bytes(in, lv->trap, n);
+    for (size_t i = 0; i < n && !lv->traps_found; i++) /* derived: traps_found */
+        lv->traps_found = (lv->trap[i] & TRAP_FOUND) != 0;
     int nr = rd_u16(in);
     if (!in->bad && (nr > MAPGEN_MAX_REGIONS || level_set_regions(g, lv, nr) < 0))
         rd_fail(in, "bad region count");

@@ -154,6 +154,7 @@ static bool find_at(game_t *g, level_t *lv, int i)
     }
     if ((lv->trap[i] & TRAP_KIND) && !(lv->trap[i] & TRAP_FOUND)) {
         lv->trap[i] |= TRAP_FOUND;
+        lv->traps_found = 1;
         level_set_seen(lv, i, SEEN_EYES);
         const char *name = g->c->traps[(lv->trap[i] & TRAP_KIND) - 1].name;
         msg_add(g, "You find %s %s.", gram_article(name), name);
@@ -289,6 +290,7 @@ void trap_arrive(game_t *g)
             msg_add(g, "You step carefully over the %s.", t->name);
         } else {
             lv->trap[i] |= TRAP_FOUND;
+            lv->traps_found = 1;
             level_set_seen(lv, i, SEEN_EYES);
             msg_add(g, "%s", t->msg);
             SPRING[t->action](g, t);
@@ -350,8 +352,8 @@ void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top
         return;
     int x0 = ox > 0 ? ox : 0, x1 = ox + vw < lv->w ? ox + vw : lv->w;
     int y0 = oy > 0 ? oy : 0, y1 = oy + vh < lv->h ? oy + vh : lv->h;
-    if (x0 >= x1 || y0 >= y1 || !view_has_found(lv, x0, x1, y0, y1))
-        return; /* most frames: no trap found in view */
+    if (!lv->traps_found || x0 >= x1 || y0 >= y1 || !view_has_found(lv, x0, x1, y0, y1))
+        return; /* most levels: no trap found; most frames: none in view */
     for (int y = y0; y < y1; y++) {
         const uint8_t *row = lv->trap + (size_t)y * (size_t)lv->w;
         if (!row_has_found(row, x0, x1))

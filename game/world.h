@@ -80,6 +80,9 @@ typedef struct {
     uint8_t *opaque;   /* w*h: blocks sight (live only, derived from terrain) */
     uint8_t *lit;      /* w*h: lit by its region (live only, derived) */
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
+    /* 0: no byte of trap has TRAP_FOUND, so the render reads none of them
+     * (derived, never saved): set where a trap is found and on a load */
+    uint8_t traps_found;
     /* vis is the view from (fov_x, fov_y) at fov_radius while fov_ok: it
      * is reused until the viewer moves, the radius changes or a cell
      * within fov_reach (the scan's Chebyshev distance) changes opacity */

@@ -184,6 +184,7 @@ static game_t *step_on(content_t *c, const char *name, bool found, uint64_t seed
     level_t *lv = level_current(g);
     lv->trap[p->y * lv->w + p->x + 1] =
         (uint8_t)((trap_named(c, name) + 1) | (found ? TRAP_FOUND : 0));
+    lv->traps_found = found; /* written behind find_at's back */
     return g;
 }
 
@@ -360,6 +361,43 @@ START_TEST(found_traps_are_drawn)
 }
 END_TEST
 
+static int carets_drawn(game_t *g)
+{
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    int n = 0;
+    for (int i = 0; i < 80 * 24; i++)
+        n += s->cells[i].ch == '^';
+    screen_free(s);
+    return n;
+}
+
+/* The render looks for found traps only on a level that has one
+ * (level_t.traps_found): a trap found by a search is drawn at once, and
+ * again in the game loaded from a snapshot (the flag is not saved). */
+START_TEST(found_traps_drawn_once_found_and_after_a_load)
+{
+    game_t *g = alone(C, 7, 0, 0);
+    open_room(g, 3);
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    lv->trap[p->y * lv->w + p->x + 1] = (uint8_t)(trap_named(C, "dart trap") + 1);
+    ck_assert_int_eq(carets_drawn(g), 0);
+    ck_assert_int_eq(trap_search(g, 100), 1);
+    ck_assert_int_eq(carets_drawn(g), 1);
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[160];
+    game_t *back = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(back != NULL, "%s", err);
+    ck_assert_int_eq(carets_drawn(back), 1);
+    buf_free(&b);
+    game_free(back);
+    game_free(g);
+}
+END_TEST
+
 /* A found trap is drawn wherever it lies in the view's columns: each
  * column in turn, the view starting and ending off an 8-cell boundary. */
 START_TEST(found_traps_drawn_in_every_column)
@@ -369,6 +407,7 @@ START_TEST(found_traps_drawn_in_every_column)
     const int ox = 3, vw = 37, y = 2, top = 1;
     uint8_t pit = (uint8_t)((trap_named(C, "pit") + 1) | TRAP_FOUND);
     memset(lv->trap, 0, (size_t)lv->w * (size_t)lv->h);
+    lv->traps_found = 1; /* written behind find_at's back */
     for (int x = 0; x < lv->w && x < ox + vw + 9; x++) {
         lv->trap[y * lv->w + x] = pit;
         screen_t *s = screen_new(80, 24);
@@ -398,6 +437,7 @@ START_TEST(found_traps_drawn_in_every_row)
     const int ox = 3, vw = 37, oy = 2, vh = 10, top = 1;
     uint8_t pit = (uint8_t)((trap_named(C, "pit") + 1) | TRAP_FOUND);
     memset(lv->trap, 0, (size_t)lv->w * (size_t)lv->h);
+    lv->traps_found = 1; /* written behind find_at's back */
     for (int y = 0; y < lv->h; y++)
         for (int end = 0; end < 3; end++) {
             int x = end == 0 ? ox : end == 1 ? ox + vw - 1 : ox + vw; /* 2: past the edge */
@@ -435,6 +475,7 @@ Suite *suite_game_trap(void)
     tcase_add_test(t, found_traps_drawn_in_every_column);
     tcase_add_test(t, found_traps_drawn_in_every_row);
     tcase_add_test(t, found_traps_are_drawn);
+    tcase_add_test(t, found_traps_drawn_once_found_and_after_a_load);
     suite_add_tcase(s, t);
     return s;
 }
