@@ -4,9 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
+#include "readturn.h"
 #include "server.h"
 #include "session.h"
 #include "shard.h"
+
+/* What a conn's gateway decides, copied to its stand-in whenever it changes. */
+typedef struct {
+    int raw_w, raw_h, w, h;
+    bool json, two_cell, turns;
+    char term[40];
+    ansi_profile_t prof;
+    int prof_id;
+} view_t;
 
 struct relay {
     conn_t conn; /* the stand-in, on the game's loop: first member */
@@ -17,16 +27,8 @@ struct relay {
     atomic_bool home_ok;    /* the peer's queue was below its limit at its last write */
     atomic_bool owed;       /* the stand-in found itself unwritable: a drain is owed */
     bool browser;
+    view_t view_next; /* the game's loop's: the last view posted (mark_view) */
 };
-
-/* What a conn's gateway decides, copied to its stand-in whenever it changes. */
-typedef struct {
-    int raw_w, raw_h, w, h;
-    bool json, two_cell, turns;
-    char term[40];
-    ansi_profile_t prof;
-    int prof_id;
-} view_t;
 
 /* One post: the relay, and what it carries. */
 typedef struct {
@@ -390,16 +392,33 @@ static void game_key(server_t *k, void *ud)
     rmsg_done(m);
 }
 
+static void view_now(conn_t *r, const view_t *v)
+{
+    view_apply(r, v);
+    r->shown_valid = false;
+    if (r->sess)
+        session_resized(r);
+}
+
+/* A view posted after keys the stand-in keeps for a later turn
+ * (readturn.h): applied after them, so they are drawn as they were typed.
+ * Several such: each applies the last posted. */
+static void mark_view(conn_t *r, const readmark_t *mk)
+{
+    (void)mk;
+    if (!r->closing)
+        view_now(r, &relay_of(r)->view_next);
+}
+
 static void game_view(server_t *k, void *ud)
 {
     rmsg_t *m = ud;
     conn_t *r = &m->rl->conn;
     (void)k;
     if (!r->closing) {
-        view_apply(r, &m->view);
-        r->shown_valid = false;
-        if (r->sess)
-            session_resized(r);
+        m->rl->view_next = m->view;
+        if (!readturn_keep_mark(r, &(readmark_t){.run = mark_view}))
+            view_now(r, &m->view);
     }
     rmsg_done(m);
 }
@@ -414,12 +433,21 @@ static void game_drained(server_t *k, void *ud)
     rmsg_done(m);
 }
 
+/* The player left after keys the stand-in keeps for a later turn: they
+ * were sent, so they are played first (what they draw goes nowhere). */
+static void mark_detach(conn_t *r, const readmark_t *mk)
+{
+    (void)mk;
+    if (!r->closing)
+        relay_stop(r);
+}
+
 static void game_detach(server_t *k, void *ud)
 {
     rmsg_t *m = ud;
     conn_t *r = &m->rl->conn;
     (void)k;
-    if (!r->closing)
+    if (!r->closing && !readturn_keep_mark(r, &(readmark_t){.run = mark_detach}))
         relay_stop(r);
     rmsg_done(m);
 }

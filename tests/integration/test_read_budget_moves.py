@@ -5,11 +5,12 @@ and go with it, never kept on the loop it leaves, whose later turns would
 play them into a conn the other loop's thread has (the daemon aborted in
 libuv). One key a turn, so every key after the first of a read is past
 the turn's share."""
+import socket
 import time
 
 import pytest
 
-from harness import CTRL_X, F12, PW, login_then, new_game, raw_read
+from harness import CTRL_X, F12, PW, Web, login_then, new_game, play_socket, raw_read
 
 MOVES = ["--test-read-budget", "1", "--input-rate", "100000", "--loops", "2"]
 
@@ -49,4 +50,59 @@ def test_keys_typed_with_the_leave_key_go_with_the_conn(daemon, clients):
     time.sleep(0.5)
     t.send("x", settle=False)
     t.wait_for("Your choice")
+    daemon.stop_clean()
+
+
+BURST = b"hjklyubn.." * 6
+
+
+def drain(s, seconds=10):
+    """Reads s until the daemon closes it (so closing it sends no reset,
+    which would drop unread keys in the daemon's kernel)."""
+    s.settimeout(seconds)
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            if not s.recv(1 << 20):
+                return
+        except socket.timeout:
+            return
+
+
+@pytest.mark.daemon(extra=MOVES)
+def test_keys_kept_on_the_games_loop_are_played_before_it_leaves(daemon, clients):
+    """Account 1's game runs on loop 1 behind a telnet conn of loop 0: 60
+    keys and an end in one packet. Loop 1 keeps all but one of them for
+    later turns; the player's leaving, posted after, waits behind them, so
+    the game gets every key (it threw the kept ones away)."""
+    t = clients(daemon.port).connected()
+    t.register("stayer", PW)
+    t.close()
+    with login_then(daemon.port, "stayer") as s:
+        raw_read(s, 5, b"Logged in as stayer")
+        s.sendall(b"p")
+        daemon.wait_log(r"attach user=stayer game=\d+ conn=\d+ turn-seq=\d+ loop=1")
+        raw_read(s, 5, b"Choose a race.")
+        s.sendall(b"l")
+        raw_read(s, 5, b"Welcome, stayer the ")
+        s.sendall(BURST)
+        s.shutdown(socket.SHUT_WR)
+        drain(s)
+    m = daemon.wait_log(r"detach user=stayer game=\d+ seq=(\d+)")
+    assert int(m.group(1)) == 1 + len(BURST), m.group(0)
+    daemon.stop_clean()
+
+
+@pytest.mark.daemon(extra=MOVES, http=True)
+def test_a_browsers_keys_kept_on_the_games_loop_are_played_before_it_leaves(daemon):
+    """The same through a websocket: a 61-key message, then the end."""
+    r = Web(daemon.http).register("webstayer", PW)
+    ws = play_socket(daemon.http, r.session)  # its first key: the character
+    daemon.wait_log(r"attach user=webstayer game=\d+ conn=\d+ turn-seq=\d+ loop=1")
+    time.sleep(0.5)
+    ws.binary(b"*" + BURST)
+    ws.s.shutdown(socket.SHUT_WR)
+    drain(ws.s)
+    m = daemon.wait_log(r"detach user=webstayer game=\d+ seq=(\d+)")
+    assert int(m.group(1)) == 2 + len(BURST), m.group(0)
     daemon.stop_clean()
