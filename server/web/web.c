@@ -73,13 +73,14 @@ struct web_conn {
     struct lws *wsi;
     int fd;       /* wsi's socket: frame_write writes queued frames to it */
     list_t node;  /* web_t.conns */
-    list_t lnode; /* web_t.later while it has later sends (linked = on it) */
+    list_t lnode; /* web_t.later while it has later sends or is dead (linked = on it) */
     web_kind_t kind;
     void *user;
     bool accepted; /* on_open said yes: on_close is owed */
     bool closing;
     bool refused;          /* web_send refused: on_drained is owed */
     bool ping_due, pinged; /* a ping to write; written, no answer yet */
+    bool dead;             /* closing, its socket unwritable: later_drain kills it */
     uint64_t rx_ms;        /* uv_now when the client last sent something */
     int close_code;
     char close_reason[64];
@@ -429,6 +430,10 @@ static int frame_write(web_conn_t *wc, web_blob_t *m)
 static void later_drain(web_conn_t *wc)
 {
     web_t *w = wc->w;
+    if (wc->dead) { /* outside lws's callbacks: closed now, ws_closed frees wc */
+        lws_set_timeout(wc->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_SYNC);
+        return;
+    }
     while (!queue_empty(wc) && !wc->closing) {
         if (lws_partial_buffered(wc->wsi)) {
             lws_callback_on_writable(wc->wsi);
@@ -537,7 +542,14 @@ void web_close(web_conn_t *wc, int code, const char *reason)
     wc->closing = true;
     wc->close_code = code;
     snprintf(wc->close_reason, sizeof wc->close_reason, "%s", reason ? reason : "");
-    lws_callback_on_writable(wc->wsi);
+    if (lws_callback_on_writable(wc->wsi) == 1 || wc->w->stopping)
+        return; /* the close frame goes from WRITEABLE (a stop closes the rest) */
+    /* A socket a write found dead (a peer's reset) gets no WRITEABLE, and
+     * with its reading paused (keys kept for a later turn) no read sees its
+     * end: it stayed open until the hang-up sweep. It is killed in the next
+     * turn instead (a timer of lws's set here waits for lws's next event). */
+    wc->dead = true;
+    later_add(wc);
 }
 
 void web_conn_pause(web_conn_t *wc, bool stop)

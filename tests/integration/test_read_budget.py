@@ -7,6 +7,7 @@ import json
 import os
 import re
 import socket
+import struct
 import time
 
 import pytest
@@ -343,3 +344,70 @@ def test_a_browsers_resize_after_kept_keys_is_drawn_after_them(daemon, bindir, t
                   size="100x30")
     assert got["hash"] == h
     ws.close()
+
+
+# ---- a peer that ends while its keys are kept -----------------------------------------
+
+LONG = BURST * 10  # 300 keys: kept, played a key a turn, while the peer ends
+
+
+def reset(sock):
+    """Closes sock with a reset (RST), not an end (FIN)."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+def web_ends(daemon, name, how):
+    """A browser in its game sends a message of LONG and, once the first
+    key's frame shows the daemon has read it (the rest kept), ends (how:
+    a reset, or a close frame); returns the keys the game had before. Its
+    game is on home, the browser's own loop (the accounts before it, as in
+    the resize test above: a relay's keys are not what this is about)."""
+    for i in range(int(os.environ.get("WARREN_LOOPS") or 1) - 1):
+        Web(daemon.http).register(f"{name}pad{i}", PW)
+    r = Web(daemon.http).register(name, PW)
+    ws = play_socket(daemon.http, r.session)
+    assert daemon.wait_log(rf"attach user={name} game=\d+ conn=\d+ turn-seq=\d+ loop=(\d+)"
+                           ).group(1) == "0"
+    before = ws_stored_hook(daemon, ws, name)["seq"]
+    ws_frames(ws, 0.3)
+    ws.binary(LONG.encode())
+    ws.until(lambda op, p: op == 2)
+    if how == "reset":
+        reset(ws.s)
+        return before
+    ws.send_frame(8, struct.pack(">H", 1000))
+    assert ws.close_code(10) == 1000  # answered once the keys before it are played
+    ws.close()
+    return before
+
+
+def telnet_ends(daemon, name, how):
+    """web_ends for a raw telnet player (a reset)."""
+    s, _, _ = raw_playing(daemon, name)
+    before = raw_stored_hook(daemon, s, name)["seq"]
+    quiet_read(s, 0.3)
+    s.sendall(LONG.encode())
+    s.settimeout(5)
+    assert s.recv(1 << 16)
+    reset(s)
+    return before
+
+
+@pytest.mark.parametrize("how,ends,tries", [("reset", web_ends, 8), ("close", web_ends, 4),
+                                            ("reset", telnet_ends, 4)],
+                         ids=["web-reset", "web-close-frame", "telnet-reset"])
+@pytest.mark.daemon(http=True, extra=["--test-read-budget", "1", "--input-rate", "100000"])
+def test_a_peer_gone_with_keys_kept_is_detached_at_once(daemon, how, ends, tries):
+    """One key a turn: a player sends many keys and, while most are kept,
+    ends its connection (a reset, or a close frame). Its game has every
+    key, then is detached within moments (its grace starts, its watchers
+    see it left), each time. A browser's reset made the next frame's
+    write fail while its reading was paused: lws asks no WRITEABLE of a
+    socket a write found dead and nothing read from it, so it stayed in
+    its game until the 310 s hang-up sweep."""
+    for i in range(tries):
+        name = f"gone{how}{ends.__name__[0]}{i}"
+        before = ends(daemon, name, how)
+        m = daemon.wait_log(rf"detach user={name} game=\d+ seq=(\d+)", timeout=5)
+        assert int(m.group(1)) == before + len(LONG), (name, m.group(1), before)
