@@ -3,11 +3,13 @@ for the next turns, each connection's in its order, none lost, while the
 connection's reading is paused. Several telnet players type a burst at
 once; each game must be the one its keys, played one by one without
 interruption, make (bin/tools/server_replay)."""
+import fcntl
 import json
 import os
 import re
 import socket
 import struct
+import termios
 import time
 
 import pytest
@@ -143,29 +145,44 @@ def test_a_stop_plays_the_kept_keys_and_frees_them(daemon, clients):
     assert len(stored) > 2 and want.startswith(stored), stored
 
 
+def sent_through(sock, timeout=10):
+    """Waits until the peer has every byte sock sent (none unacknowledged:
+    on loopback, in the daemon's socket, to be read whole)."""
+    end = time.time() + timeout
+    while struct.unpack("i", fcntl.ioctl(sock, termios.TIOCOUTQ, b"\0" * 4))[0]:
+        assert time.time() < end, "bytes never taken"
+        time.sleep(0.001)
+
+
 @pytest.mark.daemon(extra=["--test-read-budget", "1", "--input-rate", "100000"])
-def test_a_conn_cut_short_goes_first_the_next_turn(daemon, clients):
+def test_a_conn_cut_short_goes_first_the_next_turn(daemon):
     """One key a turn: a long paste is cut short every turn, and a short
-    burst another player types a moment later waits behind all of it (the
-    conn kept first stays first, a turn after turn): the paste's hook
-    (F12 after its last key) comes before the burst's."""
+    burst another player types once the paste is in the daemon waits
+    behind all of it (the conn kept first stays first, a turn after turn;
+    taking turns, the burst's 31 keys would be played long before the
+    paste's 901): the paste's hook (F12 after its last key) comes before
+    the burst's. Raw sockets, each message in one write: a telnet client
+    may pass a paste on in parts, or after the other's burst when the
+    machine is busy."""
     paste = BURST * 30  # 900 keys: under the cap, about 0.1 s of turns
-    a, _ = playing(daemon, clients, "pasting")
+    a, _, _ = raw_playing(daemon, "pasting")
     # a game's loop is its account's id modulo the loops (WARREN_LOOPS): the
     # accounts between put both on one loop, the one whose turns they share
-    for i in range(int(os.environ.get("WARREN_LOOPS") or 1) - 1):
-        playing(daemon, clients, f"between{i}")
-    b, _ = playing(daemon, clients, "bursting")
+    between = [raw_playing(daemon, f"between{i}")[0]
+               for i in range(int(os.environ.get("WARREN_LOOPS") or 1) - 1)]
+    b, _, _ = raw_playing(daemon, "bursting")
     loops = {re.findall(rf"attach user={n} game=\d+ conn=\d+ turn-seq=\d+ loop=(\d+)",
                         daemon.log())[-1] for n in ("pasting", "bursting")}
     assert len(loops) == 1, loops
-    a.type_now(paste + F12)
-    time.sleep(0.001)  # its read is in first, its keys kept, most still to play
-    b.type_now(BURST + F12)
+    a.sendall((paste + F12).encode())
+    sent_through(a)  # its read is first, its keys kept, most still to play
+    b.sendall((BURST + F12).encode())
     hooks = [daemon.wait_log(r"hook user=(pasting|bursting) game=\d+ hash=[0-9a-f]+ seed=\d+ "
-                             r"turn=\d+ seq=(\d+) ") for _ in range(2)]
+                             r"turn=\d+ seq=(\d+) ", timeout=30) for _ in range(2)]
     got = [(m.group(1), int(m.group(2))) for m in hooks]
     assert got == [("pasting", 1 + len(paste)), ("bursting", 1 + len(BURST))], got
+    for s in (a, b, *between):
+        s.close()
 
 
 # ---- input that is not a key keeps its place behind kept keys ------------------------
