@@ -492,18 +492,21 @@ static void on_health(void *ud, int status, const db_health_t *h)
         buf_printf(&c->out, "snapshots: %lld, %lld bytes\n", (long long)h->snapshots,
                    (long long)h->snapshot_bytes);
         int nsess = 0;
-        uint64_t kept_keys = 0, kept_turns = 0;
+        uint64_t kept_keys = 0, kept_turns = 0, ring_bytes = 0;
         shards_lock_all(c->srv);
         for (int i = 0; i < shard_count(c->srv); i++) {
             nsess += shard_at(c->srv, i)->nsessions;
             kept_keys += readturn_kept_keys(shard_at(c->srv, i));
             kept_turns += readturn_kept_turns(shard_at(c->srv, i));
+            ring_bytes += readturn_ring_bytes(shard_at(c->srv, i));
         }
         shards_unlock_all(c->srv);
         buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, conns_all(c->srv));
         buf_printf(&c->out,
                    "input: %llu keys kept past a turn's share, %llu turns ended with keys kept\n",
                    (unsigned long long)kept_keys, (unsigned long long)kept_turns);
+        buf_printf(&c->out, "input held: %llu bytes for keys kept now\n",
+                   (unsigned long long)ring_bytes);
         health_node(c);
         health_daily(c);
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",

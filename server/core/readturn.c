@@ -36,6 +36,7 @@ typedef struct readturn {
     bool closed;         /* readturn_close: no more keeping */
     uint64_t kept_turns; /* turns that ended with keys kept */
     uint64_t kept_keys;  /* keys kept so far */
+    uint64_t ring_bytes; /* the rings of the conns with keys kept, now */
 } readturn_t;
 
 static void on_end(uv_check_t *h)
@@ -95,7 +96,7 @@ static void pause_conn(conn_t *c, struct readkept *k, bool stop)
         c->ops->pause(c, stop);
 }
 
-static bool push(struct readkept *k, key_event_t key)
+static bool push(readturn_t *rt, struct readkept *k, key_event_t key)
 {
     if (k->n == k->cap) {
         if (k->cap >= READTURN_KEPT_MAX)
@@ -107,6 +108,7 @@ static bool push(struct readkept *k, key_event_t key)
         for (uint32_t i = 0; i < k->n; i++)
             nk[i] = k->keys[(k->head + i) % k->cap];
         free(k->keys);
+        rt->ring_bytes += (cap - k->cap) * sizeof *nk;
         k->keys = nk;
         k->head = 0;
         k->cap = cap;
@@ -176,8 +178,8 @@ bool readturn_keep(conn_t *c, key_event_t key)
     }
     struct readkept *k = kept_of(c);
     if (!k)
-        return false;    /* out of memory: handled now, over the budget */
-    if (!push(k, key)) { /* past the cap (or out of memory): all now, in order */
+        return false;        /* out of memory: handled now, over the budget */
+    if (!push(rt, k, key)) { /* past the cap (or out of memory): all now, in order */
         readturn_flush(c);
         return false;
     }
@@ -213,9 +215,23 @@ static bool play_conn(readturn_t *rt, conn_t *c)
     return !held(k) || c->closing;
 }
 
-/* c's kept input is all played (or dropped: c closed). */
+/* The ring of k's keys let go, its bytes no longer counted. */
+static void ring_free(readturn_t *rt, struct readkept *k)
+{
+    if (rt)
+        rt->ring_bytes -= k->cap * sizeof *k->keys;
+    free(k->keys);
+    k->keys = NULL;
+    k->cap = 0;
+}
+
+/* c's kept input is all played (or dropped: c closed). Its ring is let
+ * go (a paste grows it to 8 KB; keys are kept again only past a turn's
+ * share), so a conn holds no keys' bytes between bursts, and none on its
+ * way to another loop (conn_to_game flushes). */
 static void kept_done(conn_t *c, struct readkept *k)
 {
+    ring_free(c->srv->readturn, k);
     k->n = k->head = k->mn = k->mhead = 0;
     k->popped = k->pushed;
     if (list_linked(&k->node))
@@ -258,9 +274,14 @@ void readturn_drop(conn_t *c)
         return;
     if (list_linked(&k->node))
         list_remove(&k->node);
-    free(k->keys);
+    ring_free(c->srv->readturn, k);
     free(k);
     c->kept = NULL;
+}
+
+uint64_t readturn_ring_bytes(const server_t *s)
+{
+    return s->readturn ? s->readturn->ring_bytes : 0;
 }
 
 uint64_t readturn_kept_turns(const server_t *s)

@@ -68,6 +68,8 @@ void readturn_drop(conn_t *c);
  * the last. */
 uint64_t readturn_kept_turns(const server_t *s);
 uint64_t readturn_kept_keys(const server_t *s);
+/* The bytes the loop's conns hold for kept keys now (health). */
+uint64_t readturn_ring_bytes(const server_t *s);
 /* The loop stops: the keys kept are played now (before the games are
  * saved), its handles close; keys after this are handled at once. */
 void readturn_close(server_t *s);

@@ -52,11 +52,20 @@ def kept(bindir, daemon):
     return int(m.group(1)), int(m.group(2))
 
 
+def held(bindir, daemon):
+    """warren-admin health's bytes held for keys kept now."""
+    out = admin(bindir, daemon, "health")
+    m = re.search(r"^input held: (\d+) bytes for keys kept now$", out, re.M)
+    assert m, out
+    return int(m.group(1))
+
+
 @pytest.mark.daemon(extra=["--test-read-budget", "1"])
 def test_one_key_a_turn_spreads_a_burst_in_order(daemon, clients, bindir, tmp_path):
     """One key a turn: four players' bursts are kept and played over at
     least as many turns as keys were kept, and each game still gets its
-    keys in the order typed."""
+    keys in the order typed; once played, no conn holds bytes for them
+    (a kept key's ring goes with its last key, not with its conn)."""
     names = [f"turn{i}" for i in range(4)]
     burst_answered(daemon, clients, bindir, tmp_path, names)
     keys, turns = kept(bindir, daemon)
@@ -65,6 +74,7 @@ def test_one_key_a_turn_spreads_a_burst_in_order(daemon, clients, bindir, tmp_pa
     assert keys >= len(names) * len(BURST) // 2, (keys, turns)
     # one kept key a turn: every turn but the last one's ended with keys kept
     assert turns >= keys - 1, (keys, turns)
+    assert held(bindir, daemon) == 0
 
 
 def test_bursts_of_many_players_are_answered_in_order(daemon, clients, bindir, tmp_path):
