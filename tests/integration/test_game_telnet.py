@@ -432,7 +432,8 @@ def test_a_travel_goes_out_as_one_frame(daemon, clients):
     """A travel across the town (_>.) from the west gate to the stairs
     down takes dozens of steps and one key: the player gets one frame for
     it, the player's @ drawn once, where the travel ended (a frame a step
-    would draw it at every step), and the cursor left on it."""
+    would draw it at every step), and the cursor left on it. The game's
+    seed is random: a townsperson (an @ too) may be in view at the end."""
     t = clients(daemon.port).connected()
     new_game(daemon, t, "rover")
     t.wait_for("who are you? Choose a race.")
@@ -457,4 +458,8 @@ def test_a_travel_goes_out_as_one_frame(daemon, clients):
     assert t.screen.display[y][x] == "@", (x, y, t.text())
     assert max(abs(x - x0), abs(y - y0)) >= 10, (x0, y0, x, y, t.text())  # on the screen
     drawn = re.sub(rb"\x1b\[[0-9;?]*[ -/]*[@-~]", b"", sent)  # ICH's final byte is @ too
-    assert drawn.count(b"@") == 1, sent
+    # each @ on the screen drawn at most once: the player's, and the
+    # town's people in view that the frame drew (a frame a step would draw
+    # the player's at every one of its ten or more steps)
+    shown = sum(row.count("@") for row in t.screen.display)
+    assert 1 <= drawn.count(b"@") <= shown, (shown, sent)
