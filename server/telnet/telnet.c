@@ -523,9 +523,12 @@ static void env_known(tconn_t *t)
     t->nheld = 0;
 }
 
+/* Only the first answer names the address: one that comes later (the
+ * client had already said it, or had said it has none) would change it
+ * under keys read before it, and no real client sends one. */
 static void on_environ(tconn_t *t, const telnet_event_t *ev)
 {
-    if (!t->is_unix || ev->environ.cmd != TELNET_ENVIRON_IS)
+    if (!t->is_unix || !t->env_wait || ev->environ.cmd != TELNET_ENVIRON_IS)
         return;
     environ_addr(t, ev);
     env_known(t);

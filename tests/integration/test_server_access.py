@@ -14,6 +14,7 @@ SSH_ADDR = "203.0.113.7"
 OTHER_ADDR = "198.51.100.4"
 IAC, SB, SE, WILL = 255, 250, 240, 251
 NEW_ENVIRON, IS, VAR, VALUE, USERVAR = 39, 0, 0, 1, 3
+TTYPE = 24
 
 
 def ssh_client(clients, bindir, target, addr):
@@ -85,6 +86,34 @@ def test_keys_before_the_address_wait_for_it(start_daemon):
     s.sendall(environ_is(SSH_ADDR))
     d.wait_log(rf"login failed conn={cid} ip={re.escape(SSH_ADDR)} status=")
     assert f"login failed conn={cid} ip=local" not in d.log()
+    s.close()
+
+
+def test_only_the_first_address_counts(start_daemon):
+    """The Unix socket's client names its address once: a second REMOTE_ADDR
+    (after it, in the same packet or later) changes nothing, and so does
+    one from a client that said it has none (a terminal type without
+    offering NEW-ENVIRON). Keys typed between are never counted against
+    another address than the one they came from."""
+    d = start_daemon(unix=True)
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(str(d.sock))
+    cid = conn_id(d, "unix")
+    s.sendall(environ_is(SSH_ADDR) + b"l" + environ_is(OTHER_ADDR))
+    time.sleep(0.3)
+    s.sendall(b"ghost\r" + environ_is(OTHER_ADDR) + b"wrong password\r")
+    d.wait_log(rf"login failed conn={cid} ip={re.escape(SSH_ADDR)} status=")
+    assert OTHER_ADDR not in d.log()
+    s.close()
+    # no address: a terminal type, NEW-ENVIRON not offered; a later one is ignored
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(str(d.sock))
+    cid = conn_id(d, "unix")
+    s.sendall(bytes([IAC, WILL, TTYPE, IAC, SB, TTYPE, IS]) + b"xterm" + bytes([IAC, SE]) + b"l")
+    time.sleep(0.3)
+    s.sendall(environ_is(OTHER_ADDR) + b"ghost\rwrong password\r")
+    d.wait_log(rf"login failed conn={cid} ip=local status=")
+    assert OTHER_ADDR not in d.log()
     s.close()
 
 
