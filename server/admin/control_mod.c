@@ -42,29 +42,30 @@ void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then)
     db_user_by_name(c->srv->db, name, on_user, c);
 }
 
-/* A write is done: the answer, then the reference the request held. */
-static void on_written(void *ud, int status, int64_t id)
+/* A write is done: the answer, then the reference the request held. A
+ * conflict's answer says what is left undone (NULL: nothing changed). */
+static void written(void *ud, int status, const char *undone)
 {
     ctl_t *c = ud;
-    (void)id;
     if (status == DB_OK)
         ctl_finish(c, NULL);
     else
-        ctl_fail(c, status, NULL);
+        ctl_fail(c, status, undone);
     ctl_unref(c);
+}
+
+static void on_written(void *ud, int status, int64_t id)
+{
+    (void)id;
+    written(ud, status, NULL);
 }
 
 /* A ban's or mute's row is done: it holds in this node's memory already,
  * so a conflict's answer says what is not stored. */
 static void on_sanction_written(void *ud, int status, int64_t id)
 {
-    ctl_t *c = ud;
     (void)id;
-    if (status == DB_OK)
-        ctl_finish(c, NULL);
-    else
-        ctl_fail(c, status, "not stored: it holds at this node only, until it restarts");
-    ctl_unref(c);
+    written(ud, status, "not stored: it holds at this node only, until it restarts");
 }
 
 /* ---- sweeps: live connections on every loop --------------------------------------------- */
