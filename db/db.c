@@ -78,7 +78,8 @@ typedef struct db_core {
     char lease_node[64]; /* db_lease_fence: set once at start, then only read */
     int64_t lease_ttl_ms;
 
-    pthread_mutex_t wmu; /* guards wq, submitted, written, told, wstop, failed_*, handles */
+    pthread_mutex_t wmu; /* guards wq, submitted, written, told, wstop, failed_*, handles,
+                          * conflict_fn, conflict_ud */
     pthread_cond_t wcv, wdone;
     db_list_t wq;
     uint64_t submitted, written;
@@ -126,6 +127,9 @@ typedef struct db_core {
     _Atomic uint64_t commits, writes, failed, reads, ckpt_asks, ckpt_stops;
     /* transactions run again after a conflict (db_retry.c), ops failed by one left after */
     _Atomic uint64_t retries, conflicts;
+    /* db_on_conflict's (wmu) */
+    void (*conflict_fn)(void *ud, const db_conflict_t *what);
+    void *conflict_ud;
     _Atomic uint64_t batch_started_ns[DB_WRITERS], batch_ended_ns; /* db_writer_state */
 
     pthread_mutex_t tmu; /* guards times: every loop's handle adds to it */
@@ -507,7 +511,8 @@ static int write_batch(db_writer_arg_t *w, db_list_t *batch)
         return DB_OK;
     }
     if (ret == DB_ECONFLICT) { /* nothing of it stored: to be run again */
-        conn_exec(c, DB_STMT_ROLLBACK);
+        if (c->be->in_tx(c))
+            conn_exec(c, DB_STMT_ROLLBACK);
         return DB_ECONFLICT;
     }
     snprintf(w->msg, sizeof w->msg, "%s", msg);
@@ -515,6 +520,57 @@ static int write_batch(db_writer_arg_t *w, db_list_t *batch)
     if (c->be->in_tx(c))
         conn_exec(c, DB_STMT_ROLLBACK);
     return DB_ERR;
+}
+
+/* The statement of op's first step ("" for an op of code of its own). */
+static const char *op_kind(const db_op_t *op)
+{
+    if (op->run || op->used < sizeof(db_rec_t))
+        return "";
+    const db_rec_t *r = (const db_rec_t *)op->mem;
+    return r->stmt < DB_STMT_COUNT ? db_stmt_defs[r->stmt].name : "";
+}
+
+/* The batch's ops' statements into what->kinds, each once, as many as fit
+ * ("..." after them when some do not). */
+static void conflict_kinds(db_conflict_t *what, const db_op_t *ops)
+{
+    size_t used = 0;
+    for (const db_op_t *op = ops; op; op = op->next) {
+        const char *k = op_kind(op);
+        bool seen = false;
+        for (const db_op_t *o = ops; o != op && !seen; o = o->next)
+            seen = strcmp(op_kind(o), k) == 0;
+        if (seen || !*k)
+            continue;
+        size_t left = sizeof what->kinds - used;
+        int n = snprintf(what->kinds + used, left, "%s%s", used ? ", " : "", k);
+        if (n < 0 || (size_t)n >= left - 4) { /* room kept for "..." */
+            snprintf(what->kinds + used, sizeof what->kinds - used, "%s...", used ? ", " : "");
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+/* A conflict the batch met on try tried, told to db_on_conflict's fn. */
+static void tell_conflict(db_writer_arg_t *w, const db_list_t *batch, int tried, bool again)
+{
+    db_core_t *db = w->db;
+    pthread_mutex_lock(&db->wmu);
+    void (*fn)(void *, const db_conflict_t *) = db->conflict_fn;
+    void *ud = db->conflict_ud;
+    pthread_mutex_unlock(&db->wmu);
+    if (!fn)
+        return;
+    db_conflict_t what = {.tried = tried, .tries = DB_RETRY_TRIES, .again = again};
+    snprintf(what.sqlstate, sizeof what.sqlstate, "%s", w->c->state);
+    for (const db_op_t *op = batch->head; op; op = op->next)
+        what.ops++;
+    if (w->c->state_op)
+        snprintf(what.op, sizeof what.op, "%s", op_kind(w->c->state_op));
+    conflict_kinds(&what, batch->head);
+    fn(ud, &what);
 }
 
 /* write_batch, a batch that a conflict ended (DB_ECONFLICT) run again
@@ -525,19 +581,28 @@ static int write_tried(db_writer_arg_t *w, db_list_t *batch)
     db_retry_t kept;
     bool again = db_retry_keep(&kept, batch->head);
     int ret = DB_ECONFLICT;
-    for (int tried = 1; ret == DB_ECONFLICT; tried++) {
+    int tried = 1;
+    for (; ret == DB_ECONFLICT; tried++) {
         w->c->retry = again && tried < DB_RETRY_TRIES;
+        w->c->state[0] = '\0';
+        w->c->state_op = NULL;
         ret = write_batch(w, batch);
         if (ret == DB_ECONFLICT) {
             atomic_fetch_add(&w->db->retries, 1);
+            tell_conflict(w, batch, tried, true);
             db_retry_reset(&kept, batch->head);
             db_retry_pause(tried);
         }
     }
     w->c->retry = false;
+    bool failed = false;
     for (db_op_t *op = batch->head; op; op = op->next)
-        if (op->status == DB_ECONFLICT)
+        if (op->status == DB_ECONFLICT) {
             atomic_fetch_add(&w->db->conflicts, 1);
+            failed = true;
+        }
+    if (failed)
+        tell_conflict(w, batch, tried - 1, false);
     if (again)
         db_retry_free(&kept);
     return ret;
@@ -1264,6 +1329,16 @@ void db_on_round(db_t *db, void (*fn)(void *ud, bool begin), void *ud)
         return;
     db->round_fn = fn;
     db->round_ud = ud;
+}
+
+void db_on_conflict(db_t *db, void (*fn)(void *ud, const db_conflict_t *what), void *ud)
+{
+    if (!db)
+        return;
+    pthread_mutex_lock(&db->core->wmu);
+    db->core->conflict_fn = fn;
+    db->core->conflict_ud = ud;
+    pthread_mutex_unlock(&db->core->wmu);
 }
 
 const char *db_error(const db_t *db)

@@ -73,7 +73,8 @@ enum {
     DB_EINVAL = -6,    /* bad argument (too long a string, NULL where not allowed) */
     DB_ELEASE = -7,    /* a fenced write of a game whose lease this node does not hold */
     DB_ECONFLICT = -8, /* PostgreSQL ended it for another transaction's locks (a
-                        * deadlock, a serialization failure) on every one of its tries
+                        * deadlock, a serialization failure, a lock waited for over
+                        * DB_LOCK_WAIT_MS) on every one of its tries
                         * (the writer runs such a transaction again, 3 tries in all):
                         * nothing done, try again */
 };
@@ -82,9 +83,21 @@ enum {
  * the people who see it. DB_CONFLICT_TRIES: the writer's tries of it (the
  * message says the number too). */
 #define DB_CONFLICT_TRIES 3
+/* How long a writer's statement waits for another transaction's lock on
+ * PostgreSQL (the writers' lock_timeout; migrations wait as long as it
+ * takes): then it ends as a conflict (55P03) and the batch is run again,
+ * so a session that holds rows for long holds up a writer for a few
+ * times this, never until it lets go: a try waits once (its batch
+ * ended at the first wait), the last try once at once and once more for
+ * each op that meets a held lock as it runs op by op (each fails alone),
+ * so 4 waits for a batch of one such op (about 2 s). Less than the
+ * server's deadlock_timeout (1 s by default): a deadlock ends this way
+ * before it is looked for. */
+#define DB_LOCK_WAIT_MS   500
+#define DB_LOCK_WAIT_TEXT "over 0.5 s" /* for messages */
 #define DB_CONFLICT_MSG                                                               \
-    "the database was busy with another transaction on the same rows (a deadlock or " \
-    "serialization failure, on 3 tries); nothing changed, try again"
+    "the database was busy with another transaction on the same rows (a deadlock, a " \
+    "serialization failure or a lock held too long, on 3 tries); nothing changed, try again"
 
 #define DB_NAME_MAX    32  /* bytes incl. NUL, for user names */
 #define DB_PWHASH_MAX  128 /* crypto_pwhash_STRBYTES */
@@ -339,6 +352,23 @@ void db_set_autoflush(db_t *db, bool on);
  * rounds, one a turn, in order, the loop's sockets and timers run between.
  * NULL: none. Not called for db_close's last round (it delivers all). */
 void db_on_round(db_t *db, void (*fn)(void *ud, bool begin), void *ud);
+/* What the writer says each time a write transaction meets a conflict
+ * (DB_ECONFLICT; db_on_conflict): the batch is run again (again), or the
+ * last try met it and the op that did fails alone. */
+#define DB_KINDS_MAX 160
+typedef struct {
+    char sqlstate[6];         /* PostgreSQL's code: 40P01, 40001, 55P03 ("" unknown) */
+    char op[48];              /* the statement of the op that met it ("" unknown) */
+    char kinds[DB_KINDS_MAX]; /* the batch's ops' statements, each once, ", " between */
+    size_t ops;               /* ops in the batch */
+    int tried, tries;         /* the try that met it (1 ...), of tries */
+    bool again;               /* run again after a pause */
+} db_conflict_t;
+/* fn(ud, what) on a writer thread (never a loop: fn must be thread-safe
+ * and quick, as the writer waits for it) each time a write transaction
+ * meets a conflict. Set once, before anything is written; NULL: none. Any
+ * handle of the database sets it for all. */
+void db_on_conflict(db_t *db, void (*fn)(void *ud, const db_conflict_t *what), void *ud);
 /* Caps the database at bytes (whole pages, never below its size now; 0
  * lifts the cap), queued in write order. A write that needs more room then
  * fails as on a full disk (DB_ERR, "database or disk is full") and works

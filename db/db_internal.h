@@ -698,6 +698,7 @@ extern const db_stmt_def_t db_stmt_defs[DB_STMT_COUNT];
 typedef struct db_backend db_backend_t;
 
 /* One connection of a db thread, to either backend. */
+typedef struct db_op db_op_t;
 typedef struct {
     const db_backend_t *be;
     sqlite3 *h; /* SQLite */
@@ -710,6 +711,8 @@ typedef struct {
     bool retry;    /* a conflict ends the whole transaction, to be run again (db_retry.c) */
     int pg_first;  /* PostgreSQL: the URL's host that answered last (db_pg.c) */
     char err[200]; /* why the last statement failed */
+    char state[6]; /* PostgreSQL: the SQLSTATE of the last conflict (DB_ECONFLICT) */
+    const db_op_t *state_op; /* and the op that met it (NULL: not known) */
 } db_conn_t;
 
 /* ---- backends: what differs between SQLite and PostgreSQL ---- */
@@ -761,7 +764,9 @@ struct db_backend {
      * in fewer round trips than op by op (NULL: none such). DB_OK when
      * committed, every op done; DB_ERR when the COMMIT failed (the
      * message in c->err); DB_RUN_EACH when nothing is stored and nothing
-     * of the ops changed: the batch is to run op by op. */
+     * of the ops changed: the batch is to run op by op; DB_ECONFLICT (only
+     * when c->retry) when nothing is stored as a statement met a conflict:
+     * the batch is to run again whole. */
     int (*write_all)(db_conn_t *c, db_op_t *ops);
 };
 #define DB_RUN_EACH 1 /* write_all: run the batch op by op instead */

@@ -175,8 +175,9 @@ int db_pg_verify(db_conn_t *c, int id, char *err, size_t errlen)
 
 /* ---- running a step ---------------------------------------------------------------- */
 
-/* A failed result's status: constraint kinds get their own codes. */
-static int fail_status(db_conn_t *c, db_op_t *op, const PGresult *r)
+/* A failed statement's status by its SQLSTATE: constraint kinds and
+ * conflicts get their own codes, the rest DB_ERR. */
+static int state_status(const char *state)
 {
     static const struct {
         const char *state;
@@ -188,13 +189,34 @@ static int fail_status(db_conn_t *c, db_op_t *op, const PGresult *r)
         {"23502", DB_EINVAL},    /* not_null_violation */
         {"40P01", DB_ECONFLICT}, /* deadlock_detected */
         {"40001", DB_ECONFLICT}, /* serialization_failure */
+        {"55P03", DB_ECONFLICT}, /* lock_not_available: a writer's lock_timeout */
     };
-    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-    const char *msg = keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
     for (size_t i = 0; state && i < sizeof codes / sizeof codes[0]; i++)
         if (strcmp(state, codes[i].state) == 0)
-            return db_op_fail_msg(op, codes[i].status, msg);
-    return db_op_fail_msg(op, DB_ERR, msg);
+            return codes[i].status;
+    return DB_ERR;
+}
+
+/* Whether op's step r failed for a conflict: then its SQLSTATE in
+ * c->state, op in c->state_op. */
+static bool conflicted(db_conn_t *c, const db_op_t *op, const PGresult *r)
+{
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (state_status(state) != DB_ECONFLICT)
+        return false;
+    snprintf(c->state, sizeof c->state, "%s", state);
+    c->state_op = op;
+    return true;
+}
+
+/* A failed result's status (state_status), its message in op. */
+static int fail_status(db_conn_t *c, db_op_t *op, const PGresult *r)
+{
+    const char *msg = keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
+    if (conflicted(c, op, r))
+        return db_op_fail_msg(op, DB_ECONFLICT, msg);
+    return db_op_fail_msg(op, state_status(r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL),
+                          msg);
 }
 
 /* A step's values for libpq: integers as text, text as it is, blobs as binary. */
@@ -334,13 +356,19 @@ static int exec_sql(db_conn_t *c, const char *sql)
 /* The writer never waits inside a transaction: one open for long is a
  * node stopped mid-batch (SIGSTOP, a frozen machine), whose row locks (a
  * game's lease: db_lease.c) would hold up every other node; the server
- * ends that session, and its batch, which was never answered. */
+ * ends that session, and its batch, which was never answered. Nor does
+ * it wait long for another's locks (DB_LOCK_WAIT_MS): a session holding
+ * rows (an operator's psql, another node's long batch) would hold up the
+ * writer, and every write queued behind it, until it let go. */
+#define NUM_(n)       #n
+#define NUM(n)        NUM_(n)
+#define LOCK_WAIT_SQL "SET lock_timeout = '" NUM(DB_LOCK_WAIT_MS) "ms'"
 static const char *setup_sql(const db_conn_t *c)
 {
     return c->pg_reader ? "SET default_transaction_read_only = on; "
                           "SET application_name = 'warrend reader'"
                         : "SET application_name = 'warrend writer'; "
-                          "SET idle_in_transaction_session_timeout = '10s'";
+                          "SET idle_in_transaction_session_timeout = '10s'; " LOCK_WAIT_SQL;
 }
 
 /* ---- connecting again: the host that answered last tried first ---------------------- */
@@ -648,6 +676,8 @@ static int read_op(db_conn_t *c, db_op_t *op, bool *aborted)
         ExecStatusType st = PQresultStatus(res);
         int64_t n = strtoll(PQcmdTuples(res), NULL, 10);
         *aborted = *aborted || refused(res);
+        if (refused(res))
+            conflicted(c, op, res); /* write_all's DB_ECONFLICT */
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
             how = PIPE_FAILED;
         else if (how == PIPE_OK && d->outcome == DB_OUT_CHANGE && n == 0)
@@ -777,12 +807,17 @@ static bool pipe_start(db_conn_t *c, db_op_t *ops, pipe_t *p)
  * savepoints. A step that fails (or changes nothing where run_step would
  * fail, with more than one statement in an op) rolls it all back: the
  * batch then runs op by op, each op in its savepoint, for each op's own
- * outcome. */
+ * outcome; one that met a conflict (c->state) when the batch may be run
+ * again (c->retry) ends it as DB_ECONFLICT instead. */
 static int write_all(db_conn_t *c, db_op_t *ops)
 {
     pipe_t p = {0};
+    c->state[0] = '\0';
+    c->state_op = NULL;
     bool ok = pipe_start(c, ops, &p) && piped(c, &p);
     int ret = ok ? DB_OK : DB_RUN_EACH;
+    if (!ok && c->retry && c->state[0])
+        ret = DB_ECONFLICT; /* run again whole: op by op would wait for the locks again */
     if ((ok && !p.commit && exec_sql(c, "COMMIT") != DB_OK) || p.unknown) {
         if (p.unknown)
             keep_err(c, PQerrorMessage(pgc(c)));
@@ -939,13 +974,21 @@ static int migrate_locked(db_conn_t *c, int *version, char *err, size_t errlen)
     return DB_OK;
 }
 
+/* A migration waits for its locks as long as it takes (another node's
+ * migration holds the advisory lock for as long as it runs); the
+ * writer's bound (setup_sql) holds again after it. */
 int db_pg_migrate(db_conn_t *c, int *version, char *err, size_t errlen)
 {
-    if (exec_sql(c, "SELECT pg_advisory_lock(" MIGRATE_LOCK ")") != DB_OK) {
+    if (exec_sql(c, "SET lock_timeout = 0") != DB_OK ||
+        exec_sql(c, "SELECT pg_advisory_lock(" MIGRATE_LOCK ")") != DB_OK) {
         snprintf(err, errlen, "cannot lock the schema: %s", c->err);
         return DB_ERR;
     }
     int ret = migrate_locked(c, version, err, errlen);
     exec_sql(c, "SELECT pg_advisory_unlock(" MIGRATE_LOCK ")");
+    if (!c->pg_reader && exec_sql(c, LOCK_WAIT_SQL) != DB_OK && ret == DB_OK) {
+        snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
+        ret = DB_ERR;
+    }
     return ret;
 }

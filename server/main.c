@@ -220,7 +220,8 @@ static int server_open(server_t *s)
     if (!s->budget || !s->strangers || pace_open(s) || !(s->mod = moderation_new()) ||
         hostcap_open(s))
         return log_error("connections: out of memory"), -1;
-    moderation_load(s); /* bans and mutes, before the first connection */
+    storage_log_conflicts(s); /* capped by strangers */
+    moderation_load(s);       /* bans and mutes, before the first connection */
     if (shards_start(s))
         return -1;
     char root[4096];

@@ -513,8 +513,9 @@ static void on_health(void *ud, int status, const db_health_t *h)
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);
         buf_printf(&c->out,
-                   "conflicts: %llu transactions run again after a deadlock or serialization "
-                   "failure, %llu writes failed by one on every try\n",
+                   "conflicts: %llu transactions run again after a deadlock, a serialization "
+                   "failure or a lock waited for too long, %llu writes failed by one on every "
+                   "try\n",
                    (unsigned long long)st.retries, (unsigned long long)st.conflicts);
         health_times(c);
         char turns[512];

@@ -7,6 +7,7 @@
 #include "jqueue.h"
 #include "lease.h"
 #include "log.h"
+#include "logcap.h"
 #include "monoclock.h"
 #include "notify.h"
 #include "outhold.h"
@@ -222,6 +223,49 @@ int storage_open(server_t *s, const char *daily_secret, char *held)
         storage_set_cap(s, s->cfg.db_max_size, NULL, NULL);
     lease_start(s); /* several nodes on one PostgreSQL: fenced by this node's leases */
     return 0;
+}
+
+/* ---- conflicts ------------------------------------------------------------------------- */
+
+static const logcap_kind_t SAY_CONFLICT = {
+    .name = "database: a write transaction met a conflict",
+    .per_addr = STORAGE_CONFLICT_LINES,
+    .max = 2 * STORAGE_CONFLICT_LINES,
+};
+
+/* What a conflict's SQLSTATE is, in words. */
+static const char *conflict_words(const char *state)
+{
+    static const struct {
+        const char *state, *words;
+    } names[] = {
+        {"40P01", "a deadlock"},
+        {"40001", "a serialization failure"},
+        {"55P03", "a lock waited for " DB_LOCK_WAIT_TEXT},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(state, names[i].state) == 0)
+            return names[i].words;
+    return "a conflict";
+}
+
+/* A writer thread's: logcap and the log take any thread. */
+static void on_conflict(void *ud, const db_conflict_t *w)
+{
+    server_t *s = ud;
+    char addr[32];
+    snprintf(addr, sizeof addr, "SQLSTATE %s", w->sqlstate[0] ? w->sqlstate : "?");
+    logcap_say(s->strangers, (uint64_t)mono_ms(), LOG_WARN, &SAY_CONFLICT, addr,
+               "database: a write transaction met %s (%s) in %s, a batch of %zu ops (%s); "
+               "try %d of %d, %s",
+               conflict_words(w->sqlstate), addr, w->op[0] ? w->op : "?", w->ops, w->kinds,
+               w->tried, w->tries,
+               w->again ? "run again" : "its op fails (told to its caller), the rest stored");
+}
+
+void storage_log_conflicts(server_t *home)
+{
+    db_on_conflict(home->db, on_conflict, home);
 }
 
 /* ---- the cap ---------------------------------------------------------------------- */

@@ -63,6 +63,13 @@ typedef struct {
  * cfg.db_max_size. 0, or -1 with the reason logged (a refused file: what
  * to do). */
 int storage_open(server_t *home, const char *daily_secret, char *held);
+/* Home, once home->strangers is made: each conflict a write transaction
+ * meets (db_on_conflict: a deadlock, a serialization failure, a lock
+ * waited for too long) logged from the writer thread, capped
+ * (logcap.h: STORAGE_CONFLICT_LINES of it from one SQLSTATE a window,
+ * the rest counted and said). */
+#define STORAGE_CONFLICT_LINES 5
+void storage_log_conflicts(server_t *home);
 /* The timers; on home (shard 0) the watch of the database too. */
 void storage_init(server_t *s);
 /* Lost or stalled: games show the notice and take no keys. */

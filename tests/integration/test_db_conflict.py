@@ -8,7 +8,12 @@ The deadlock is a real one between two sessions: a trigger makes the
 daemon's UPDATE of users.locked lock table lock_a, wait a moment, then
 lock_b; the test's session holds lock_b and, once the daemon holds
 lock_a, asks for lock_a (its deadlock_timeout long, so the daemon's side
-is the one PostgreSQL ends)."""
+is the one PostgreSQL ends: its writer's lock_timeout, DB_LOCK_WAIT_MS,
+ends the wait as 55P03 before its deadlock_timeout would look).
+
+Each conflict is logged in one line, capped (server/core/storage.c's
+on_conflict: STORAGE_CONFLICT_LINES a window from one SQLSTATE, the rest
+counted and said)."""
 import re
 import threading
 import time
@@ -177,3 +182,122 @@ def test_a_delete_that_meets_a_deadlock_every_time_deletes_nothing(daemon, clien
                           "deleted (try again)") in err, (code, out, err)
     assert daemon.db_rows("SELECT count(*) FROM users WHERE name = ?", "Dot") == [(1,)]
     clients(daemon.port).connected().login("Dot")
+
+
+LOCK_WAIT_S = 0.5  # db.h's DB_LOCK_WAIT_MS
+CONFLICT_LINES = 5  # storage.h's STORAGE_CONFLICT_LINES, from one SQLSTATE a window
+WINDOW_S = 10  # logcap.h's LOGCAP_WINDOW_MS
+
+
+def conflict_line(state, op, tried, how):
+    words = {"55P03": r"a lock waited for over 0\.5 s", "40001": "a serialization failure"}[state]
+    return (rf"WARN database: a write transaction met {words} \(SQLSTATE {state}\) in {op}, "
+            rf"a batch of \d+ ops \(([^)]*)\); try {tried} of 3, {how}")
+
+
+def test_a_conflict_run_again_is_logged_in_one_line(daemon, clients, bindir):
+    """The lock's UPDATE meets the other session's lock once (Deadlocks):
+    the log says so in one line, what met it (the SQLSTATE in words), the
+    op, the batch's kinds and the try, and that it is run again; the
+    second try does it, with no line of its own."""
+    clients(daemon.port).connected().register("Eli")
+    d = Deadlocks(daemon.db_url, 1)
+    d.start()
+    try:
+        code, out, err = admin_rc(bindir, daemon, "lock", "eli")
+    finally:
+        d.end()
+    assert code == 0 and "Eli locked" in out, (code, out, err)
+    m = daemon.wait_log(conflict_line("55P03", "USER_SET_LOCKED", 1, "run again"))
+    assert "USER_SET_LOCKED" in m.group(1).split(", "), m.group(0)
+    assert "try 2 of 3" not in daemon.log() and "its op fails" not in daemon.log()
+    assert locked_of(daemon, "Eli")
+
+
+def said_of(text, state):
+    """The conflict lines of state in the log, and the lines they say
+    were held back (on a line, or in the tick's held-back line)."""
+    lines = re.findall(rf"WARN database: a write transaction met .* \(SQLSTATE {state}\) .*", text)
+    held = sum(int(n) for n in re.findall(r"\((\d+) such lines held back\)", "\n".join(lines)))
+    held += sum(int(n) for n in re.findall(
+        r'held back: (\d+) lines of "database: a write transaction met a conflict" in \d+ s '
+        rf"\(the last from SQLSTATE {state}\)", text))
+    return len(lines), held
+
+
+def test_a_storm_of_conflicts_logs_a_few_lines_and_counts_the_rest(daemon, bindir):
+    """Every ban's row fails with a serialization failure: each of many
+    bans meets it on its three tries (two run again, then its op fails),
+    but the log says a few lines of it a window and then how many it held
+    back; every conflict is in a line or that count."""
+    refuse(daemon, "bans", "INSERT OR UPDATE", "serialization_failure")
+    bans = 8
+    start = time.monotonic()
+    for i in range(bans):
+        code, out, err = admin_rc(bindir, daemon, "ban", f"10.9.0.{i + 1}")
+        assert code != 0 and "not stored" in err, (code, out, err)
+    took = time.monotonic() - start
+    daemon.wait_log(conflict_line("40001", "BAN_PUT", 1, "run again"))
+    daemon.wait_log(r'held back: \d+ lines of "database: a write transaction met a conflict"',
+                    timeout=WINDOW_S + 10)
+    lines, held = said_of(daemon.log(), "40001")
+    assert lines + held == 3 * bans, (lines, held)
+    assert lines <= CONFLICT_LINES * (1 + int(took // WINDOW_S)), (lines, took)
+    assert held > 0
+
+
+def writer_waits_for_lock(url):
+    """Whether a daemon's writer waits for a lock now."""
+    import psycopg2
+    con = psycopg2.connect(url)
+    try:
+        cur = con.cursor()
+        cur.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                    "'warrend writer' AND wait_event_type = 'Lock'")
+        return cur.fetchone()[0] > 0
+    finally:
+        con.close()
+
+
+def test_a_row_held_by_another_session_fails_the_write_soft_within_the_bound(
+        daemon, clients, bindir):
+    """Another session holds Flo's users row (FOR UPDATE, its transaction
+    left open): the lock's UPDATE waits DB_LOCK_WAIT_MS at most each time
+    (the writers' lock_timeout, 55P03), so after its three tries the admin
+    is told in words that the rows were busy and nothing changed, within
+    a few seconds, not once the other session lets go; meanwhile the
+    daemon serves others (a new player gets the menu), and the log says
+    the last try's op fails."""
+    import psycopg2
+    clients(daemon.port).connected().register("Flo")
+    con = psycopg2.connect(daemon.db_url)
+    con.cursor().execute("SELECT id FROM users WHERE name = 'Flo' FOR UPDATE")
+    got = {}
+
+    def lock():
+        t0 = time.monotonic()
+        got["rc"] = admin_rc(bindir, daemon, "lock", "flo")
+        got["s"] = time.monotonic() - t0
+
+    t = threading.Thread(target=lock, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 10
+    while not writer_waits_for_lock(daemon.db_url) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    clients(daemon.port).connected()  # served while the writer waits
+    t.join(20)
+    waited = t.is_alive()
+    con.rollback()  # the other session lets go only now
+    con.close()
+    t.join(30)
+    assert not waited, "the write waited for the other session"
+    code, out, err = got["rc"]
+    assert code != 0, (code, out, err)
+    assert ("the database was busy with the rows of Flo at the same moment (another transaction "
+            "held them on each of 3 tries); nothing changed (try again)") in err, (out, err)
+    # two tries of one wait each, the last two (its batch at once, then op by op), and pauses
+    assert got["s"] < 4 * LOCK_WAIT_S + 4, got["s"]
+    assert not locked_of(daemon, "Flo")
+    daemon.wait_log(conflict_line("55P03", "USER_SET_LOCKED", 3,
+                                  r"its op fails \(told to its caller\), the rest stored"))
+    assert conflicts(bindir, daemon) == (2, 1)
