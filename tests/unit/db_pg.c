@@ -1406,8 +1406,9 @@ static void lock_beside_create(fx_t *f, int64_t u, fx_done_t *lock, fx_done_t *m
     db_set_autoflush(f->db, true);
 }
 
-/* The batch ended by a conflict twice (sent at once, then op by op) is
- * run again whole after a pause: both ops done, one retry counted. */
+/* The batch ended by a conflict twice (sent at once: each run again
+ * whole after a pause, never op by op first) is done by its third try:
+ * both ops done, two retries counted. */
 START_TEST(a_conflict_is_passed_by_running_the_batch_again)
 {
     fx_t f;
@@ -1421,7 +1422,7 @@ START_TEST(a_conflict_is_passed_by_running_the_batch_again)
     db_stats(f.db, &s1);
     ck_assert_int_eq(lock.status, DB_OK);
     ck_assert_int_eq(made.status, DB_OK);
-    ck_assert_uint_eq(s1.retries - s0.retries, 1);
+    ck_assert_uint_eq(s1.retries - s0.retries, 2);
     ck_assert_uint_eq(s1.conflicts - s0.conflicts, 0);
     ck_assert_uint_eq(s1.commits - s0.commits, 1);
     ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE locked <> 0 AND name = 'Ann'"),
@@ -1432,10 +1433,27 @@ START_TEST(a_conflict_is_passed_by_running_the_batch_again)
 }
 END_TEST
 
+/* Each conflict a batch meets, as db_on_conflict tells it (a writer
+ * thread's, read once the batch is answered). */
+typedef struct {
+    int n, again;
+    db_conflict_t last;
+} conflicts_seen_t;
+
+static void on_conflict_seen(void *ud, const db_conflict_t *what)
+{
+    conflicts_seen_t *c = ud;
+    c->n++;
+    c->again += what->again;
+    c->last = *what;
+}
+
 /* A conflict on every try: the batch is tried DB_RETRY_TRIES times, no
- * more (each try sends it at once, then op by op: two runs of the lock),
- * its pauses within their bounds; the last try commits the other op and
- * fails the lock alone with words, not the server's message. */
+ * more (each try sends it at once and is ended by it, the last runs it op
+ * by op then: one more run of the lock), its pauses within their bounds;
+ * the last try commits the other op and fails the lock alone with words,
+ * not the server's message. Each try's conflict is told, with its
+ * SQLSTATE, op, kinds and try. */
 START_TEST(a_conflict_on_every_try_fails_its_op_alone_after_the_tries)
 {
     for (int i = 1; i < DB_RETRY_TRIES; i++)
@@ -1448,6 +1466,8 @@ START_TEST(a_conflict_on_every_try_fails_its_op_alone_after_the_tries)
     pg_open(&f);
     int64_t u = make_user(&f, "Ann", "ann");
     refuse_locks(&f, 1000000);
+    conflicts_seen_t seen = {0};
+    db_on_conflict(f.db, on_conflict_seen, &seen);
     db_stats_t s0, s1;
     db_stats(f.db, &s0);
     fx_done_t lock = {0}, made = {0};
@@ -1460,7 +1480,16 @@ START_TEST(a_conflict_on_every_try_fails_its_op_alone_after_the_tries)
     ck_assert_uint_eq(s1.conflicts - s0.conflicts, 1);
     ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE locked <> 0"), 0);
     ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE name = 'Cy'"), 1);
-    ck_assert_int_eq(fx_count(&f, "SELECT last_value FROM tries"), 2 * DB_RETRY_TRIES);
+    ck_assert_int_eq(fx_count(&f, "SELECT last_value FROM tries"), DB_RETRY_TRIES + 1);
+    ck_assert_int_eq(seen.n, DB_RETRY_TRIES);
+    ck_assert_int_eq(seen.again, DB_RETRY_TRIES - 1);
+    ck_assert(!seen.last.again);
+    ck_assert_int_eq(seen.last.tried, DB_RETRY_TRIES);
+    ck_assert_int_eq(seen.last.tries, DB_RETRY_TRIES);
+    ck_assert_str_eq(seen.last.sqlstate, "40P01");
+    ck_assert_str_eq(seen.last.op, "USER_SET_LOCKED");
+    ck_assert_uint_eq(seen.last.ops, 2);
+    ck_assert_msg(strncmp(seen.last.kinds, "USER_SET_LOCKED, ", 17) == 0, "%s", seen.last.kinds);
     fx_close(&f);
 }
 END_TEST
