@@ -406,9 +406,12 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     keydec_init(&ws->kd);
     /* the size the page asked for in its address: a hosted program starts
      * (or is brought back) at it, not at 80x24 for a moment first (Crawl
-     * aborts on a shrink and a grow that close together) */
-    bool fits = info->w >= TERM_MIN_W && info->w <= TERM_MAX_W && info->h >= TERM_MIN_H &&
-                info->h <= TERM_MAX_H;
+     * aborts on a shrink and a grow that close together). A lobby draws
+     * no screen: its two stay 80x24 whatever the address says (at 400x200
+     * they were 1.3 MB a socket, kept for as long as it stays open, and a
+     * lobby needs no login) */
+    bool fits = info->kind != WEB_LOBBY && info->w >= TERM_MIN_W && info->w <= TERM_MAX_W &&
+                info->h >= TERM_MIN_H && info->h <= TERM_MAX_H;
     c->w = fits ? info->w : TERM_MIN_W;
     c->h = fits ? info->h : TERM_MIN_H;
     c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */

@@ -598,3 +598,29 @@ def test_games_per_hour_keeps_a_script_from_growing_the_database(daemon, clients
     start(t)
     quit(t)
     assert d.db_rows(games, "Quitter") == [(4,)]
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
+
+
+@pytest.mark.daemon(http=True)
+def test_a_lobby_socket_keeps_no_screen_of_the_size_its_address_asks(daemon):
+    """/ws/lobby?w=400&h=200, which anyone may open without an account and
+    keep open: a lobby draws no screen, so its socket holds two of 80x24,
+    not two of 400x200 (1.3 MB a socket for as long as it stayed open: the
+    50 sockets an address may have were 64 MB, 5,000 in all 6 GB)."""
+    def lobby(path):
+        ws = WS(daemon.http, path)
+        assert ws.status == 101
+        ws.json_until(lambda m: m["t"] == "hello")
+        return ws
+    warm = [lobby("/ws/lobby") for _ in range(5)]  # what the first sockets cost once
+    before = rss_kb(daemon.proc.pid)
+    big = [lobby("/ws/lobby?w=400&h=200") for _ in range(40)]
+    grew = rss_kb(daemon.proc.pid) - before
+    assert grew < 40 * 300, f"{grew} KB for 40 lobby sockets"  # was 40 x 1,300 KB
+    for ws in warm + big:
+        ws.close()
+    Web(daemon.http).assert_serving()
