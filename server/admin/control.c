@@ -507,6 +507,9 @@ static void on_health(void *ud, int status, const db_health_t *h)
                    (unsigned long long)kept_keys, (unsigned long long)kept_turns);
         buf_printf(&c->out, "input held: %llu bytes for keys kept now\n",
                    (unsigned long long)ring_bytes);
+        buf_printf(&c->out, "screens: %lld cells past 80x24 (screen-cells %d)\n",
+                   (long long)atomic_load(&shard_at(c->srv, 0)->big_cells),
+                   c->srv->cfg.screen_cells);
         health_node(c);
         health_daily(c);
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",

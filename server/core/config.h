@@ -38,6 +38,7 @@ typedef struct {
     int chat_show;      /* seconds a chat line stays on a game's strip (screens/chat.c) */
     int snapshot_every; /* turns between periodic snapshots */
     int outq_max;       /* bytes queued per connection before frames are skipped */
+    int screen_cells;   /* cells past 80x24 all terminals are drawn at together; 0: no cap */
     int listen_backlog; /* connections the kernel holds for accept (clamped by somaxconn) */
     int loops;          /* loops (threads) Warren's games are spread over (shard.h) */
     /* limits: who the web listener believes, how many accounts an address makes */

@@ -46,9 +46,49 @@ static void held_said(conn_t *c)
     c->held_dropped = 0;
 }
 
+/* ---- screen cells past 80x24 (screen-cells) ------------------------------------------- */
+
+static int64_t cells_past_min(int w, int h)
+{
+    int64_t n = (int64_t)w * h - (int64_t)TERM_MIN_W * TERM_MIN_H;
+    return n > 0 ? n : 0;
+}
+
+/* c's charge becomes cells (home's count is shared by every loop). */
+static void big_cells_set(conn_t *c, int64_t cells)
+{
+    if (cells != c->big_cells)
+        atomic_fetch_add(&shard_at(c->srv, 0)->big_cells, cells - c->big_cells);
+    c->big_cells = cells;
+}
+
+void conn_size_fit(conn_t *c, int *w, int *h)
+{
+    static const logcap_kind_t say_cut = {"screen cells at their cap"};
+    _Atomic int64_t *all = &shard_at(c->srv, 0)->big_cells;
+    int64_t want = cells_past_min(*w, *h), grow = want - c->big_cells,
+            cap = c->srv->cfg.screen_cells;
+    if (grow <= 0 || !cap) {
+        big_cells_set(c, want);
+        return;
+    }
+    if (atomic_fetch_add(all, grow) + grow <= cap) {
+        c->big_cells = want;
+        return;
+    }
+    atomic_fetch_sub(all, grow);
+    logcap_say(c->srv->strangers, now_ms(c->srv), LOG_WARN, &say_cut, c->key,
+               "screen cells at their cap conn=%llu ip=%s: %dx%d drawn at 80x24 (screen-cells %d)",
+               (unsigned long long)c->id, c->ip, *w, *h, (int)cap);
+    *w = *w < TERM_MIN_W ? *w : TERM_MIN_W;
+    *h = *h < TERM_MIN_H ? *h : TERM_MIN_H;
+    big_cells_set(c, 0);
+}
+
 void conn_fini(conn_t *c)
 {
     held_said(c);
+    big_cells_set(c, 0);
     menu_leave(c);
     readturn_drop(c);
     ratelimit_free(c->input_limit);

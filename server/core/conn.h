@@ -115,6 +115,7 @@ struct conn {
      * account's options. Whether it is too small: conn_small. */
     int raw_w, raw_h;
     int w, h;
+    int64_t big_cells; /* of home's big_cells, w x h's past 80x24 (conn_size_fit) */
     char term[40];
     ansi_profile_t prof;
     int prof_id;   /* ansi_profile_id(&prof) */
@@ -249,6 +250,11 @@ void conn_min_size(const conn_t *c, int *w, int *h);
 bool conn_small(const conn_t *c);
 /* c's terminal as its client said it (raw_w x raw_h; w x h when it said none). */
 void conn_said_size(const conn_t *c, int *w, int *h);
+/* The size c's gateway draws at, *w x *h (within TERM_MAX_*), kept within
+ * the screen-cells cap: the cells it has past 80x24 are charged to home's
+ * count (freed with c, conn_fini); when they would pass the cap, *w x *h
+ * is cut to at most 80x24 (logged, under the log's cap) and c holds none. */
+void conn_size_fit(conn_t *c, int *w, int *h);
 
 /* loops = N (shard.h). c plays its game (game_id 0) or watches game_id on
  * loop k: handed to that loop when its gateway can move it, relayed from

@@ -116,6 +116,7 @@ struct server {
     _Atomic int naway;         /* of them, live games whose player is away (session_set_away) */
     _Atomic int peer_unlisted; /* home: other nodes' games without a mirror here (peer.c) */
     _Atomic int peer_unlisted_away; /* of them, those whose player is away (peer.c) */
+    _Atomic int64_t big_cells; /* home: cells past 80x24 of every conn's size (conn_size_fit) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     hmap_secret_t name_secret;                       /* keys sess_by_name's hash (server_init) */
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */

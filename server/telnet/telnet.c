@@ -384,6 +384,7 @@ static void apply_size(tconn_t *t)
     int w, h;
     t->size_held = t->redraw_held = false;
     drawn_size(c, &w, &h); /* below its game's least size: conn_small tells it */
+    conn_size_fit(c, &w, &h);
     if (c->w == w && c->h == h && !redraw)
         return;
     c->w = w;

@@ -211,6 +211,7 @@ static void ws_draw_size(wsock_t *ws)
         w = TERM_MAX_W;
     if (h > TERM_MAX_H)
         h = TERM_MAX_H;
+    conn_size_fit(c, &w, &h);
     c->w = w;
     c->h = h;
     if (conn_in_game(c))
@@ -414,6 +415,8 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
                 info->h >= TERM_MIN_H && info->h <= TERM_MAX_H;
     c->w = fits ? info->w : TERM_MIN_W;
     c->h = fits ? info->h : TERM_MIN_H;
+    if (ret == 0)
+        conn_size_fit(c, &c->w, &c->h);
     c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */
     c->shown = screen_new(c->w, c->h);
     ws->chat = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(srv));

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from harness import PW, WS, Web, play_socket, raw, raw_read, status_of
+from harness import PW, WS, Web, admin, play_socket, raw, raw_read, status_of
 from players import web_session as register
 
 A, B, C = "127.0.0.2", "127.0.0.3", "127.0.0.4"
@@ -624,3 +624,66 @@ def test_a_lobby_socket_keeps_no_screen_of_the_size_its_address_asks(daemon):
     for ws in warm + big:
         ws.close()
     Web(daemon.http).assert_serving()
+
+
+BIG = 400 * 200 - 80 * 24  # the cells a terminal of the largest size has past 80x24
+
+
+def naws(w, h):
+    return bytes([255, 250, 31, w >> 8, w & 255, h >> 8, h & 255, 255, 240])
+
+
+def screen_cells(bindir, daemon):
+    """warren-admin health's cells past 80x24 of every connection's size."""
+    m = re.search(r"^screens: (\d+) cells past 80x24 \(screen-cells \d+\)$",
+                  admin(bindir, daemon, "health"), re.M)
+    assert m
+    return int(m.group(1))
+
+
+@pytest.mark.daemon(http=True, extra=["--screen-cells", str(3 * BIG)])
+def test_terminals_past_the_screen_cells_cap_are_drawn_at_80x24(daemon, bindir):
+    """A stranger, no account needed, says its terminal is 400x200 on each
+    of the 50 connections an address may have: each held two screens of
+    that size, 1.3 MB for as long as it stayed open (64 MB an address, 6 GB
+    at max-connections). The cells past 80x24 of every terminal count
+    against screen-cells: past it a terminal is drawn at 80x24 (the daemon
+    grows by little), a browser's page too, and what a connection held is
+    given back when it ends, so a terminal that says its size after that
+    gets it."""
+    before = rss_kb(daemon.proc.pid)
+    socks = []
+    for _ in range(30):
+        s = socket.create_connection(("127.0.0.1", daemon.port))
+        raw_read(s, 5, b"Your choice")
+        s.sendall(bytes([255, 251, 31]) + naws(400, 200))
+        socks.append(s)
+    deadline = time.time() + 10
+    while screen_cells(bindir, daemon) != 3 * BIG and time.time() < deadline:
+        time.sleep(0.1)
+    assert screen_cells(bindir, daemon) == 3 * BIG
+    daemon.wait_log(r"screen cells at their cap conn=\d+ ip=127\.0\.0\.1: 400x200 drawn at 80x24")
+    grew = rss_kb(daemon.proc.pid) - before
+    assert grew < 30 * 400, f"{grew} KB for 30 terminals of 400x200"  # was 30 x 1,300 KB
+    # a browser's page, at the size its address asks or a resize says: the same
+    ws = play_socket(daemon.http, register(daemon.http, "bigpage"), w=400, h=200)
+    ws.text(json.dumps({"t": "resize", "w": 300, "h": 150}))
+    _, frame = ws.until(lambda op, p: op == 2 and b"HP " in p)
+    rows = [int(r) for r in re.findall(rb"\x1b\[(\d+);\d+H", frame)]
+    assert rows and max(rows) <= 24, rows  # the status line on row 24, not 150
+    assert screen_cells(bindir, daemon) == 3 * BIG
+    ws.close()
+    for s in socks:
+        s.close()
+    deadline = time.time() + 10
+    while screen_cells(bindir, daemon) and time.time() < deadline:
+        time.sleep(0.1)
+    assert screen_cells(bindir, daemon) == 0
+    s = socket.create_connection(("127.0.0.1", daemon.port))
+    raw_read(s, 5, b"Your choice")
+    s.sendall(bytes([255, 251, 31]) + naws(120, 40))
+    deadline = time.time() + 10
+    while screen_cells(bindir, daemon) != 120 * 40 - 80 * 24 and time.time() < deadline:
+        time.sleep(0.1)
+    assert screen_cells(bindir, daemon) == 120 * 40 - 80 * 24
+    s.close()
