@@ -32,6 +32,7 @@
 
 #define WEB_OUTQ_DEFAULT  262144
 #define WEB_MSG_DEFAULT   65536
+#define WEB_RX_KEEP       4096 /* a websocket's message buffer kept between messages */
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64     /* connections served by web_send_later per loop turn, */
 #define WEB_LATER_SLICE   100000 /* or fewer: a turn's writes stop after this many ns */
@@ -858,6 +859,31 @@ static int ws_text(web_conn_t *wc)
     return 0;
 }
 
+/* A whole message: to the hooks. -1 to close. */
+static int ws_message(web_conn_t *wc)
+{
+    web_t *w = wc->w;
+    if (!wc->accepted || wc->closing || w->hooks_off)
+        return 0; /* refused or closing: input goes nowhere */
+    if (wc->rx_text)
+        return ws_text(wc);
+    if (w->hooks.on_input && wc->rx_len)
+        w->hooks.on_input(w->hooks.ctx, wc, wc->rx, wc->rx_len);
+    return 0;
+}
+
+/* After a message past WEB_RX_KEEP bytes its buffer goes: kept, one
+ * paste of msg_max bytes (or a stranger's, on a lobby socket) held 128 KB
+ * for as long as the socket stayed open. Keys and sizes fit in what stays. */
+static void rx_shrink(web_conn_t *wc)
+{
+    if (wc->rx_cap <= WEB_RX_KEEP)
+        return;
+    free(wc->rx);
+    wc->rx = NULL;
+    wc->rx_cap = wc->rx_len = 0;
+}
+
 static int ws_receive(web_conn_t *wc, const void *in, size_t len)
 {
     web_t *w = wc->w;
@@ -884,13 +910,9 @@ static int ws_receive(web_conn_t *wc, const void *in, size_t len)
     wc->rx[wc->rx_len] = 0;
     if (!lws_is_final_fragment(wc->wsi) || lws_remaining_packet_payload(wc->wsi))
         return 0;
-    if (!wc->accepted || wc->closing || w->hooks_off)
-        return 0; /* refused or closing: input goes nowhere */
-    if (wc->rx_text)
-        return ws_text(wc);
-    if (w->hooks.on_input && wc->rx_len)
-        w->hooks.on_input(w->hooks.ctx, wc, wc->rx, wc->rx_len);
-    return 0;
+    int ret = ws_message(wc);
+    rx_shrink(wc);
+    return ret;
 }
 
 /* ---- static files ---------------------------------------------------------------- */
