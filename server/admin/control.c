@@ -510,6 +510,9 @@ static void on_health(void *ud, int status, const db_health_t *h)
         buf_printf(&c->out, "screens: %lld cells past 80x24 (screen-cells %d)\n",
                    (long long)atomic_load(&shard_at(c->srv, 0)->big_cells),
                    c->srv->cfg.screen_cells);
+        if (c->srv->web)
+            buf_printf(&c->out, "lobby feed: %llu reads of the database\n",
+                       (unsigned long long)((webgw_t *)c->srv->web)->feed_reads);
         health_node(c);
         health_daily(c);
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",

@@ -120,17 +120,37 @@ void lobby_page_feed(webgw_t *g, buf_t *b)
     buf_puts(b, "</section>\n");
 }
 
-typedef struct {
-    webgw_t *g;
+/* A page or an /api/feed waiting for the read under way. */
+typedef struct feed_wait {
     void (*then)(void *ud);
     void *ud;
-} refresh_t;
+    struct feed_wait *next;
+} feed_wait_t;
+
+/* The read is done: everything that waited for it goes on, first come
+ * first. */
+static void feed_waiters_run(webgw_t *g)
+{
+    feed_wait_t *w = g->feed_waiting, *fifo = NULL;
+    g->feed_waiting = NULL;
+    g->feed_reading = false;
+    while (w) {
+        feed_wait_t *next = w->next;
+        w->next = fifo;
+        fifo = w;
+        w = next;
+    }
+    while (fifo) {
+        feed_wait_t *next = fifo->next;
+        fifo->then(fifo->ud);
+        free(fifo);
+        fifo = next;
+    }
+}
 
 static void on_feed(void *ud, int status, const db_feed_t *f, size_t n)
 {
-    refresh_t r = *(refresh_t *)ud;
-    free(ud);
-    webgw_t *g = r.g;
+    webgw_t *g = ud;
     if (status == DB_OK) {
         buf_reset(&g->feed);
         if (n)
@@ -143,20 +163,27 @@ static void on_feed(void *ud, int status, const db_feed_t *f, size_t n)
             buf_reset(&g->feed);
         g->feed_ms = now_ms(g->srv);
     }
-    r.then(r.ud);
+    feed_waiters_run(g);
 }
 
 void lobby_page_refresh(webgw_t *g, void (*then)(void *ud), void *ud)
 {
     uint64_t now = now_ms(g->srv);
     bool fresh = g->feed_ms && now - g->feed_ms < LOBBY_FEED_MS;
-    refresh_t *r = fresh || !g->srv->db ? NULL : malloc(sizeof *r);
-    if (!r) {
+    feed_wait_t *w = fresh || !g->srv->db ? NULL : malloc(sizeof *w);
+    if (!w) {
         then(ud);
         return;
     }
-    *r = (refresh_t){g, then, ud};
-    db_feed_recent(g->srv->db, LOBBY_FEED_ROWS, on_feed, r);
+    /* many pages at once read it once: each of a burst of requests (a
+     * stranger's 200 at once) was a query of its own */
+    *w = (feed_wait_t){then, ud, g->feed_waiting};
+    g->feed_waiting = w;
+    if (g->feed_reading)
+        return;
+    g->feed_reading = true;
+    g->feed_reads++;
+    db_feed_recent(g->srv->db, LOBBY_FEED_ROWS, on_feed, g);
 }
 
 /* ---- /api/feed ----------------------------------------------------------------------- */

@@ -7,7 +7,8 @@
  *   <!--feed-->     recent deaths, wins and milestones across games
  *                   (db_feed_recent), each linking its game's page
  * The feed is read from the database at most once every LOBBY_FEED_MS
- * and kept as HTML in the gateway (webgw_t.feed). /api/feed serves what
+ * (requests while a read is under way wait for it) and kept as HTML in
+ * the gateway (webgw_t.feed). /api/feed serves what
  * the section holds below its heading, {"html":"<ul>...</ul>"}, which
  * the lobby's script (lobby.js) reads again every 15 seconds, so a death
  * or a win shows without a reload. Loop thread only. */

@@ -84,11 +84,14 @@ typedef struct webgw {
     uint64_t lobby_msgs;     /* lobby messages written (their shared ids) */
     uv_idle_t previews_idle; /* those, a slice a turn */
     bool previews_on;
-    uint64_t previews_turn;     /* the loop turn (turns_now) previews were last encoded in */
-    int previews_encoded;       /* how many then */
-    char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
-    buf_t feed;                 /* the lobby's feed as HTML (lobby_page.c) */
-    uint64_t feed_ms;           /* when it was read; 0: never */
+    uint64_t previews_turn;         /* the loop turn (turns_now) previews were last encoded in */
+    int previews_encoded;           /* how many then */
+    char *tpl[WEBGW_TEMPLATES];     /* the client's pages (site.c); NULL when not built */
+    buf_t feed;                     /* the lobby's feed as HTML (lobby_page.c) */
+    uint64_t feed_ms;               /* when it was read; 0: never */
+    struct feed_wait *feed_waiting; /* what waits for the read under way (lobby_page.c) */
+    bool feed_reading;              /* a read of the feed is under way */
+    uint64_t feed_reads;            /* reads of the feed so far (health) */
     /* Accounts whose logins past the cap other nodes were told of this
      * second (webgw_login_made), and whether another came since (told at
      * the next tick) */

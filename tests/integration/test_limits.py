@@ -720,3 +720,30 @@ def test_a_large_message_leaves_no_buffer_behind(bindir, tmp_path):
             ws.close()
     finally:
         d.stop_clean()
+
+
+def feed_reads(bindir, daemon):
+    m = re.search(r"^lobby feed: (\d+) reads of the database$", admin(bindir, daemon, "health"),
+                  re.M)
+    assert m
+    return int(m.group(1))
+
+
+@pytest.mark.daemon(http=True)
+def test_a_burst_of_lobby_requests_reads_the_feed_once(daemon, bindir):
+    """40 requests for /api/feed at once (one address may send 200 in a
+    burst): the feed is read from the database once and every request is
+    answered from that read. Each was a query of its own, every time the
+    feed was older than its 3 s."""
+    socks = [socket.create_connection(("127.0.0.1", daemon.http)) for _ in range(40)]
+    req = f"GET /api/feed HTTP/1.1\r\nHost: 127.0.0.1:{daemon.http}\r\n\r\n".encode()
+    start = time.time()
+    for s in socks:  # all within a moment, each on a connection of its own
+        s.sendall(req)
+    for s in socks:
+        got = raw_read(s, 10, b'"html"')
+        assert got.startswith(b"HTTP/1.1 200") and b'"html"' in got, got[:200]
+        s.close()
+    took = time.time() - start
+    # one read, or one a 3 s the burst took on a slow machine
+    assert feed_reads(bindir, daemon) <= 1 + int(took / 3), took
