@@ -69,6 +69,11 @@ static void check_headers(const char *text)
     if (nl) { /* Host before the newline, Origin or Referer after */
         (void)web_origin_matches(nl + 1, text);
         (void)web_referer_matches(nl + 1, text);
+        /* the Referer's path (login's way back): this site's, or none */
+        char path[64];
+        web_referer_path(nl + 1, text, path, sizeof path);
+        if (path[0] && (path[0] != '/' || strchr(path, '#') || !web_referer_matches(nl + 1, text)))
+            abort();
     }
     (void)web_forwarded_https(text);
     /* the client is the peer, or an address in canonical form */
