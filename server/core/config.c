@@ -72,10 +72,10 @@ static const opt_t opts[] = {
      "TURNS between snapshots (200)"},
     {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "262144",
      "BYTES queued per connection (262144)"},
-    {"screen-cells", OPT_INT, S(screen_cells), 0, 1 << 30, "8000000",
+    {"screen-cells", OPT_INT, S(screen_cells), 0, 1 << 30, "32000000",
      "N cells (columns x rows) past 80x24 that terminals larger than that are drawn at, all "
-     "together; one past it is drawn at 80x24 until a resize finds room, 0 = no cap (8000000: "
-     "100 terminals of 400x200, about 16 bytes a cell)"},
+     "together; one past it is drawn at 80x24 until a resize finds room, 0 = no cap (32000000: "
+     "about 512 MB: 400 terminals of 400x200, or 5,000 of 160x50)"},
     {"loops", OPT_INT, S(loops), 1, 64, "1",
      "N loops, one thread each, that Warren's games are spread over (1)"},
     {"listen-backlog", OPT_INT, S(listen_backlog), 1, 1 << 20, "4096",
