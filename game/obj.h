@@ -88,11 +88,12 @@ typedef struct {
 typedef struct {
     int16_t depth; /* -1: closed */
     int16_t w, h;
-    uint16_t head[REG_INDEX_BUCKETS]; /* the first object of each bucket */
-    uint16_t *next;                   /* cap: the next object in its bucket */
-    uint16_t *cnext;                  /* cap: the next creature on the map */
-    int32_t *cell;                    /* cap: the cell the slot is filed at, -1 none */
-    uint16_t chead;                   /* the first creature on the map */
+    uint16_t chead;  /* the first creature on the map */
+    uint16_t *next;  /* cap: the next object in its bucket */
+    uint16_t *cnext; /* cap: the next creature on the map */
+    int32_t *cell;   /* cap: the cell the slot is filed at, -1 none */
+    uint16_t head
+        [REG_INDEX_BUCKETS]; /* the first object of each bucket (last: a look reads one line of it) */
 } reg_index_t;
 
 /* The holder index: the objects whose target each slot is (the items a
@@ -127,8 +128,8 @@ typedef struct {
     uint32_t cap; /* slots allocated */
     uint32_t live;
     galloc_t *al;    /* borrowed */
-    reg_index_t ix;  /* owned */
     reg_held_t held; /* owned */
+    reg_index_t ix;  /* owned; its buckets last */
 } reg_t;
 
 void reg_init(reg_t *r, galloc_t *al);

@@ -76,9 +76,9 @@ typedef struct {
      * level_row_changed); rows from LEVEL_DIRTY_ROWS on are always
      * compared. */
     uint64_t dirty;
-    uint8_t *vis;      /* w*h: visible now (live only, derived, not saved) */
-    uint8_t *opaque;   /* w*h: blocks sight (live only, derived from terrain) */
-    uint8_t *lit;      /* w*h: lit by its region (live only, derived) */
+    uint8_t *vis;    /* w*h: visible now (live only, derived, not saved) */
+    uint8_t *opaque; /* w*h: blocks sight (live only, derived from terrain) */
+    uint8_t *lit;    /* w*h: lit by its region (live only, derived) */
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
     /* 0: no byte of trap has TRAP_FOUND, so the render reads none of them
      * (derived, never saved): set where a trap is found and on a load */
@@ -107,74 +107,84 @@ typedef struct {
 
 typedef struct render_cache render_cache_t;
 
+/* The fields a key reads every turn come first, packed together: at
+ * many games each game is out of the caches when its key comes, so a
+ * key costs the cache lines it touches; the long arrays (levels by id,
+ * the map index's buckets) and the words only an ending or a load reads
+ * come after. The order is memory's alone: saves go field by field. */
 struct game {
     galloc_t al;
     const content_t *c;
     uint64_t seed;
-    rng_t play, cosmetic;
-    reg_t reg;
-    sched_t sched;
-    level_t *levels[LEVEL_IDS]; /* by map id (atlas.h): the Warren, the surface, branches */
-    int16_t depth, max_depth;
+    rng_t play;
     handle_t player;
-    uint8_t state;          /* game_state_t */
-    uint8_t prompt;         /* PROMPT_* (prompt.h) awaiting an answer */
-    uint8_t ev_depth;       /* nesting of event_throw (0 between inputs) */
-    script_vm_t *vm;        /* lent for one game_input (NULL between): runs scripted handlers */
-    uint32_t script_errors; /* handler failures (reported, not state: never saved) */
-    char script_err[160];   /* the last one, "file:line: what" */
-    uint32_t level_changes;
-    uint32_t keys; /* keys taken */
-    int64_t score;
-    char name[32];
-    char cause[128];
-    uint8_t gold_by_hand; /* the option (game_options_t): walking picks up no gold */
-    uint8_t page;         /* the page of the open help or history screen */
-    msg_t *log;           /* ring of MSG_LOG, grown as messages come (msg.c) */
-    uint32_t log_cap;     /* entries allocated */
-    uint32_t nmsg;        /* messages ever logged */
-    uint32_t msg_seen;    /* nmsg when the player last pressed a key */
-    game_milestone_t *ms;
-    uint32_t nms, ms_cap;
-    pc_t pc;
-    int16_t cur_x, cur_y;   /* the travel / look cursor while its prompt is up */
-    uint8_t door_cmd;       /* the door command whose direction PROMPT_DOOR asks (trap.h) */
-    uint8_t aim;            /* what PROMPT_TARGET aims (target.h's AIM_*) */
-    uint32_t aim_arg;       /* its item handle or spell id */
-    handle_t target;        /* the creature last aimed at (target.h) */
-    handle_t quiver;        /* the missiles f fires (missile.h); checked when used */
-    int16_t view_x, view_y; /* the map view's anchor: follows the player loosely (vision.c) */
-    uint8_t shop_mode;      /* the trade screen's mode (shop.h SHOP_*) */
-    handle_t shop_keeper;   /* whose trade screen is open */
-    uint32_t specials_told; /* bit d: the special level at depth d has been announced */
-    /* within one input only (zero between inputs): a running travel/explore */
-    uint8_t run;            /* travel.c's RUN_* */
-    int16_t goal_x, goal_y; /* travel's goal */
-    handle_t run_known[16]; /* unaware monsters in view when it began: they do not stop it */
-    uint8_t run_nknown;
-    int8_t run_dx, run_dy; /* a run's way (shifted hjklyubn): travel_run */
-    uint8_t run_sides;     /* its open sides where it last stood (travel.c) */
-    uint32_t own_line;     /* 1 + the log index of the last own missiles' pickup line (item.c) */
+    int16_t depth, max_depth;
+    uint8_t state;    /* game_state_t */
+    uint8_t prompt;   /* PROMPT_* (prompt.h) awaiting an answer */
+    uint8_t ev_depth; /* nesting of event_throw (0 between inputs) */
+    /* transient, never saved nor hashed: the last key asked to save and
+     * leave (game_status_t.leave) */
+    uint8_t leave;
+    uint32_t keys;     /* keys taken */
+    uint32_t own_line; /* 1 + the log index of the last own missiles' pickup line (item.c) */
     /* transient, never saved nor hashed */
-    uint8_t leave;       /* the last key asked to save and leave (game_status_t.leave) */
     uint32_t said;       /* every msg_add, a repeat folded or not: "was anything said?" */
     uint32_t said_aside; /* of those, words that need not stop a travel (item_arrive) */
     uint32_t run_said;   /* said less said_aside as the running travel began (travel.c) */
-    ev_watch_t watch;    /* tests and tools: sees every event thrown (event.h); NULL in play */
-    void *watch_ctx;     /* borrowed, for watch */
+    /* within one input only (zero between inputs): a running travel/explore */
+    uint8_t run;           /* travel.c's RUN_* */
+    int8_t run_dx, run_dy; /* a run's way (shifted hjklyubn): travel_run */
+    uint8_t run_sides;     /* its open sides where it last stood (travel.c) */
+    uint8_t run_nknown;
+    uint8_t gold_by_hand; /* the option (game_options_t): walking picks up no gold */
+    uint8_t page;         /* the page of the open help or history screen */
     /* derived, never saved: the uniques made (creature_spawn) or held by
      * the registry when first looked at (a load may bring one its save
      * never counted as made), so that combat_unique_seen walks the
      * creatures only while one of them is still unseen (combat.c) */
-    uint64_t uniques_held;
     uint8_t uniques_looked;
+    uint64_t uniques_held;
+    msg_t *log;        /* ring of MSG_LOG, grown as messages come (msg.c) */
+    uint32_t log_cap;  /* entries allocated */
+    uint32_t nmsg;     /* messages ever logged */
+    uint32_t msg_seen; /* nmsg when the player last pressed a key */
+    uint32_t level_changes;
+    script_vm_t *vm;  /* lent for one game_input (NULL between): runs scripted handlers */
+    ev_watch_t watch; /* tests and tools: sees every event thrown (event.h); NULL in play */
+    void *watch_ctx;  /* borrowed, for watch (transient) */
+    sched_t sched;
+    item_state_t items; /* identification, hunger, gold, item screens (item.h) */
+    atlas_t atlas;      /* the surface world's table and the walk's counts (atlas.h) */
     /* derived, never saved: the distance map from the player (ai.c) */
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
-    item_state_t items;           /* identification, hunger, gold, item screens (item.h) */
-    atlas_t atlas;                /* the surface world's table and the walk's counts (atlas.h) */
+    pc_t pc;
+    int16_t cur_x, cur_y;         /* the travel / look cursor while its prompt is up */
+    uint8_t door_cmd;             /* the door command whose direction PROMPT_DOOR asks (trap.h) */
+    uint8_t aim;                  /* what PROMPT_TARGET aims (target.h's AIM_*) */
+    uint8_t shop_mode;            /* the trade screen's mode (shop.h SHOP_*) */
+    uint32_t aim_arg;             /* its item handle or spell id */
+    handle_t target;              /* the creature last aimed at (target.h) */
+    handle_t quiver;              /* the missiles f fires (missile.h); checked when used */
+    int16_t view_x, view_y;       /* the map view's anchor: follows the player loosely (vision.c) */
+    handle_t shop_keeper;         /* whose trade screen is open */
+    uint32_t specials_told;       /* bit d: the special level at depth d has been announced */
+    int16_t goal_x, goal_y;       /* travel's goal (within one input only) */
     render_cache_t *render_cache; /* derived, never saved: the last frame drawn (render.c) */
+    rng_t cosmetic;
+    reg_t reg;
+    level_t *levels[LEVEL_IDS]; /* by map id (atlas.h): the Warren, the surface, branches */
+    /* unaware monsters in view when a run began: they do not stop it
+     * (within one input only) */
+    handle_t run_known[16];
+    game_milestone_t *ms;
+    uint32_t nms, ms_cap;
+    int64_t score;
+    uint32_t script_errors; /* handler failures (reported, not state: never saved) */
+    char script_err[160];   /* the last one, "file:line: what" */
+    char name[32];
+    char cause[128];
 };
 
 #endif
