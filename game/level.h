@@ -77,6 +77,8 @@ static inline void level_set_terrain(level_t *lv, int i, uint8_t t)
 {
     lv->terrain[i] = t;
     level_row_changed(lv, i / lv->w);
+    if (t == MAP_DOOR_SECRET && i / lv->w < LEVEL_DIRTY_ROWS)
+        lv->hidden_rows |= 1ull << (i / lv->w); /* a search looks at its row */
 }
 
 static inline void level_set_seen(level_t *lv, int i, uint8_t m)

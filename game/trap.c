@@ -118,6 +118,7 @@ void trap_hide(game_t *g, level_t *lv)
         hide_doors(g, lv, &r, q, seen);
         lay_traps(g, lv, &r, q, seen);
     }
+    lv->hidden_ok = 0; /* the traps laid: the next search scans the bytes */
     gfree(&g->al, q);
     gfree(&g->al, seen);
 }
@@ -169,8 +170,24 @@ static bool hidden_at(const level_t *lv, int i)
            ((lv->trap[i] & TRAP_KIND) && !(lv->trap[i] & TRAP_FOUND));
 }
 
+uint64_t trap_hidden_rows(level_t *lv)
+{
+    if (!lv->hidden_ok) {
+        lv->hidden_rows = 0;
+        for (int y = 0; y < lv->h && y < LEVEL_DIRTY_ROWS; y++)
+            for (int i = y * lv->w, end = i + lv->w; i < end; i++)
+                if (hidden_at(lv, i)) {
+                    lv->hidden_rows |= 1ull << y;
+                    break;
+                }
+        lv->hidden_ok = 1;
+    }
+    return lv->hidden_rows;
+}
+
 /* Searches the cells within radius of the player, each hidden thing
- * found with chance percent. */
+ * found with chance percent. Rows with nothing hidden are passed by
+ * unread: they hold no cell that would roll. */
 static int search_around(game_t *g, int radius, int chance)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -183,10 +200,14 @@ static int search_around(game_t *g, int radius, int chance)
         x1 = p->x + radius < lv->w ? p->x + radius : lv->w - 1;
     int y0 = p->y - radius > 0 ? p->y - radius : 0,
         y1 = p->y + radius < lv->h ? p->y + radius : lv->h - 1;
-    for (int y = y0; y <= y1; y++)
+    uint64_t rows = trap_hidden_rows(lv);
+    for (int y = y0; y <= y1; y++) {
+        if (y < LEVEL_DIRTY_ROWS && !(rows >> y & 1))
+            continue;
         for (int i = y * lv->w + x0, end = y * lv->w + x1; i <= end; i++)
             if (hidden_at(lv, i) && rng_percent(&g->play, chance))
                 found += find_at(g, lv, i);
+    }
     if (found)
         vision_update(g);
     return found;

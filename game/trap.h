@@ -46,6 +46,8 @@ int trap_at(const level_t *lv, int x, int y, bool known);
 /* Searches the cells around the player, each hidden thing found with
  * chance percent: how many were found. */
 int trap_search(game_t *g, int chance);
+/* level_t.hidden_rows, made from lv's bytes when not yet made. */
+uint64_t trap_hidden_rows(level_t *lv);
 /* Finds every hidden trap and door within radius of the player (a
  * detection spell): how many. */
 int trap_detect(game_t *g, int radius);

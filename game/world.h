@@ -79,6 +79,14 @@ typedef struct {
     uint8_t *vis;    /* w*h: visible now (live only, derived, not saved) */
     uint8_t *opaque; /* w*h: blocks sight (live only, derived from terrain) */
     uint8_t *lit;    /* w*h: lit by its region (live only, derived) */
+    /* The rows (bit y, rows from LEVEL_DIRTY_ROWS on never left out) that
+     * may hold something hidden: a secret door, a trap not found. Derived,
+     * never saved: made from the bytes at the first search (hidden_ok 0
+     * until then, after a load and after trap_hide), then a row's bit is
+     * set wherever a secret door is made (level_set_terrain) and left set
+     * when it is found: a search reads the trap bytes of those rows only. */
+    uint64_t hidden_rows;
+    uint8_t hidden_ok;
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
     /* 0: no byte of trap has TRAP_FOUND, so the render reads none of them
      * (derived, never saved): set where a trap is found and on a load */

@@ -458,6 +458,64 @@ START_TEST(found_traps_drawn_in_every_row)
 }
 END_TEST
 
+/* The rows a search reads (level_t.hidden_rows, derived): every row with
+ * a secret door or a trap not found has its bit, on a level made (traps
+ * laid after a search had looked at it empty), after a secret door is
+ * made beside the player, and in the game loaded from a snapshot. */
+static void hidden_rows_cover(level_t *lv, const char *when)
+{
+    uint64_t rows = trap_hidden_rows(lv);
+    for (int y = 0; y < lv->h && y < LEVEL_DIRTY_ROWS; y++)
+        for (int x = 0; x < lv->w; x++) {
+            int i = y * lv->w + x;
+            bool hidden = lv->terrain[i] == MAP_DOOR_SECRET ||
+                          ((lv->trap[i] & TRAP_KIND) && !(lv->trap[i] & TRAP_FOUND));
+            ck_assert_msg(!hidden || (rows >> y & 1), "%s: row %d left out", when, y);
+        }
+}
+
+START_TEST(searches_read_the_rows_with_something_hidden)
+{
+    game_t *g = game_new(C, 5, NULL);
+    ck_assert_ptr_nonnull(g);
+    int hidden = 0;
+    for (int d = 1; d <= 8; d++) {
+        level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
+        ck_assert_int_eq(trap_hidden_rows(lv), 0); /* looked at while empty */
+        ck_assert_int_eq(level_generate(g, lv), 0);
+        for (int i = 0; i < lv->w * lv->h; i++)
+            hidden += lv->terrain[i] == MAP_DOOR_SECRET || (lv->trap[i] & TRAP_KIND);
+        hidden_rows_cover(lv, "made");
+        level_free(g, lv);
+    }
+    ck_assert_int_gt(hidden, 8);
+    game_free(g);
+
+    g = alone(C, 7, 0, 0);
+    open_room(g, 3);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    ck_assert_int_eq(trap_search(g, 100), 0);
+    ck_assert_int_eq(trap_hidden_rows(lv) >> p->y & 1, 0);
+    level_set_terrain(lv, p->y * lv->w + p->x + 1, MAP_DOOR_SECRET);
+    hidden_rows_cover(lv, "a secret door made");
+    ck_assert_int_eq(trap_search(g, 100), 1);
+    ck_assert_int_eq(lv->terrain[p->y * lv->w + p->x + 1], MAP_DOOR_CLOSED);
+    level_set_terrain(lv, (p->y - 1) * lv->w + p->x, MAP_DOOR_SECRET);
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[160];
+    game_t *back = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(back != NULL, "%s", err);
+    hidden_rows_cover(level_current(back), "loaded");
+    ck_assert_int_eq(trap_search(back, 100), 1);
+    buf_free(&b);
+    game_free(back);
+    game_free(g);
+}
+END_TEST
+
 Suite *suite_game_trap(void)
 {
     Suite *s = suite_create("game_trap");
@@ -476,6 +534,7 @@ Suite *suite_game_trap(void)
     tcase_add_test(t, found_traps_drawn_in_every_row);
     tcase_add_test(t, found_traps_are_drawn);
     tcase_add_test(t, found_traps_drawn_once_found_and_after_a_load);
+    tcase_add_test(t, searches_read_the_rows_with_something_hidden);
     suite_add_tcase(s, t);
     return s;
 }
