@@ -43,8 +43,10 @@ void level_sleep(game_t *g, level_t *lv)
     gfree(&g->al, lv->opaque);
     gfree(&g->al, lv->lit);
     gfree(&g->al, lv->kept);
+    gfree(&g->al, lv->flips);
     lv->vis = lv->opaque = lv->lit = NULL;
-    lv->kept = NULL;
+    lv->kept = lv->flips = NULL;
+    lv->flip_rows = 0;
     lv->opaque_ok = lv->fov_ok = lv->kept_ok = lv->kept_diff = 0;
     if (g->reg.ix.depth == lv->depth)
         reg_index_close(&g->reg);
@@ -63,13 +65,46 @@ int level_live(game_t *g, level_t *lv)
     lv->opaque = gcalloc(&g->al, n, 1);
     lv->lit = gcalloc(&g->al, n, 1);
     lv->kept = gcalloc(&g->al, VISION_KEPT_WORDS, sizeof *lv->kept);
-    if (!lv->vis || !lv->opaque || !lv->lit || !lv->kept) {
+    size_t rows = lv->h < LEVEL_DIRTY_ROWS ? (size_t)lv->h : LEVEL_DIRTY_ROWS;
+    lv->flips = gcalloc(&g->al, rows * level_flip_words(lv) + 1, sizeof *lv->flips);
+    lv->flip_rows = 0;
+    if (!lv->vis || !lv->opaque || !lv->lit || !lv->kept || !lv->flips) {
         level_sleep(g, lv);
         return -1;
     }
     lv->opaque_ok = lv->fov_ok = lv->kept_ok = lv->kept_diff = 0;
     level_all_changed(lv); /* vis new, all zeros */
     return 0;
+}
+
+void level_vis_flipped(level_t *lv, int y, int x0, const uint64_t bits[2])
+{
+    if (!(bits[0] | bits[1]))
+        return;
+    if (!lv->flips || y < 0 || y >= LEVEL_DIRTY_ROWS || y >= lv->h || x0 < 0) {
+        level_row_changed(lv, y);
+        return;
+    }
+    size_t nw = level_flip_words(lv);
+    uint64_t *row = lv->flips + (size_t)y * nw;
+    for (int w = 0; w < 2; w++) {
+        size_t at = (size_t)x0 + 64 * (size_t)w, i = at / 64, s = at % 64;
+        if (!bits[w])
+            continue;
+        if (i < nw)
+            row[i] ^= bits[w] << s;
+        if (s && i + 1 < nw)
+            row[i + 1] ^= bits[w] >> (64 - s);
+    }
+    lv->flip_rows |= 1ull << y;
+}
+
+void level_flips_clear(level_t *lv)
+{
+    size_t nw = level_flip_words(lv);
+    for (uint64_t r = lv->flip_rows; r && lv->flips; r &= r - 1)
+        memset(lv->flips + (size_t)__builtin_ctzll(r) * nw, 0, nw * sizeof *lv->flips);
+    lv->flip_rows = 0;
 }
 
 void level_free(game_t *g, level_t *lv)

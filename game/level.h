@@ -72,6 +72,27 @@ static inline bool level_row_dirty(const level_t *lv, int y)
     return y >= LEVEL_DIRTY_ROWS || ((lv->dirty >> y) & 1);
 }
 
+/* The words a row of level_t.flips takes: a bit a cell. */
+static inline size_t level_flip_words(const level_t *lv)
+{
+    return ((size_t)lv->w + 63) / 64;
+}
+
+/* Whether row y's vis changed since the render's last compare only in
+ * the cells level_t.flips holds (the row is not marked). */
+static inline bool level_row_flipped(const level_t *lv, int y)
+{
+    return y < LEVEL_DIRTY_ROWS && ((lv->flip_rows >> y) & 1) && !((lv->dirty >> y) & 1);
+}
+
+/* Row y's vis flipped in the cells x0 + j for each bit j of bits (two
+ * words: 128 cells on the level from x0): recorded in level_t.flips, or
+ * the row marked where flips cannot hold it. */
+void level_vis_flipped(level_t *lv, int y, int x0, const uint64_t bits[2]);
+/* The flips the render took (or need not take: the rows were compared
+ * whole) forgotten: flips all zero, flip_rows 0. */
+void level_flips_clear(level_t *lv);
+
 /* Terrain t, or memory m, at level cell i, the row marked. */
 static inline void level_set_terrain(level_t *lv, int i, uint8_t t)
 {

@@ -977,12 +977,40 @@ static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
             memset(&f->v[f->n++], r, sizeof f->v[0]);
 }
 
+/* Whether the region of level cell li lies under the sky (cache->sky). */
+static bool sky_under(const render_cache_t *cache, const level_t *lv, size_t li)
+{
+    return cache->sky_few.mode != SKY_NONE && cache->sky[lv->region[li]];
+}
+
+/* r's row changed since the last frame only in the vis of the cells
+ * level_t.flips holds (level_row_flipped): those cells are taken into
+ * the shadow, and each that shows the change (a seen tile not under the
+ * sky, as cell_changes) marked; the rest of the row is not read. */
+static void flip_changes(render_cache_t *cache, const level_t *lv, const map_view_t *m, marks_t *mk,
+                         const shadow_row_t *r)
+{
+    size_t nw = level_flip_words(lv), lx0 = (size_t)(m->ox + r->x0);
+    const uint64_t *row = lv->flips + (size_t)(m->oy + r->sy) * nw;
+    for (size_t w = lx0 / 64; w < nw && w * 64 < lx0 + r->n; w++)
+        for (uint64_t bits = row[w]; bits; bits &= bits - 1) {
+            size_t lx = w * 64 + (size_t)__builtin_ctzll(bits);
+            if (lx < lx0 || lx >= lx0 + r->n)
+                continue;
+            size_t k = lx - lx0;
+            r->was[2][k] = r->now[2][k];
+            if (r->now[1][k] && !sky_under(cache, lv, r->li + k))
+                mark(mk, r->x0 + (int)k, r->sy);
+        }
+}
+
 /* Tiles whose terrain, memory or visibility changed, with the neighbours
  * whose wall lines join them (the margin's cells only for those). Only
  * the rows the level marked as written since the last frame are compared
  * (level_t.dirty): the others, among 10,000 games out of every cache,
- * are not read. With verify, every row is, and each changed row the
- * marks left out is counted there (and drawn). */
+ * are not read; of a row whose vis alone flipped (level_t.flips), only
+ * the cells flipped. With verify, every row is compared after, and each
+ * changed row the marks and flips left out is counted there (and drawn). */
 static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
                         uint64_t *verify)
 {
@@ -998,12 +1026,13 @@ static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
             else
                 r = row_of(cache, lv, m, sy), on = true;
             bool marked = level_row_dirty(lv, m->oy + sy);
-            if (marked || verify) {
-                if (!sky)
-                    sky_table(g, lv, cache), sky = true;
-                if (row_changes(cache, lv, &mk, &r) && !marked)
-                    ++*verify;
-            }
+            bool flipped = !marked && level_row_flipped(lv, m->oy + sy);
+            if ((marked || flipped || verify) && !sky)
+                sky_table(g, lv, cache), sky = true;
+            if (flipped)
+                flip_changes(cache, lv, m, &mk, &r);
+            if ((marked || verify) && row_changes(cache, lv, &mk, &r) && !marked)
+                ++*verify; /* a change neither marks nor flips told of */
         }
         marks_draw(g, cache, lv, m, &mk, sy - 1); /* no later row reaches it */
     }
@@ -1093,6 +1122,7 @@ static int draw_map(game_t *g, screen_t *s, level_t *lv, const map_view_t *m, re
         if (shadow_row_on_level(lv, m, sy))
             shadow_row(cache, lv, m, sy);
     lv->dirty = 0;
+    level_flips_clear(lv);
     return ret;
 }
 

@@ -176,11 +176,16 @@ static void view_unpack(level_t *lv, const fov_box_t *b, const uint64_t *words)
 }
 
 /* The kept view (from where the player stands now) into vis, in place of
- * the current one over old (vis is 0 outside a view's sight box). */
-static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box)
+ * the current one over old (vis is 0 outside a view's sight box), which
+ * now holds packed: the cells that flip are those of either view, each
+ * recorded for the render (level_vis_flipped: the two XOR). */
+static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box,
+                         const uint64_t *now)
 {
-    level_rows_changed(lv, old->y0, old->y1);
-    level_rows_changed(lv, box->y0, box->y1);
+    for (int y = old->y0; y < old->y1; y++)
+        level_vis_flipped(lv, y, old->x0, now + 2 * (y - old->y0));
+    for (int y = box->y0; y < box->y1; y++)
+        level_vis_flipped(lv, y, box->x0, lv->kept + 2 * (y - box->y0));
     for (int y = old->y0; y < old->y1; y++)
         memset(lv->vis + (size_t)y * (size_t)lv->w + (size_t)old->x0, 0,
                (size_t)(old->x1 - old->x0));
@@ -189,13 +194,12 @@ static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box
 
 /* The cells of box b whose bits are set in diff flipped (vis holds 0
  * or 1): the view the bits were taken against becomes the other one.
- * Only the rows with a cell flipped are marked. */
+ * Only the cells flipped are recorded for the render. */
 static void view_flip(level_t *lv, const fov_box_t *b, const uint64_t *diff)
 {
     for (int y = b->y0; y < b->y1; y++, diff += 2) {
         uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
-        if (diff[0] | diff[1])
-            level_row_changed(lv, y);
+        level_vis_flipped(lv, y, b->x0, diff);
         for (int w = 0; w < 2; w++)
             for (uint64_t d = diff[w]; d; d &= d - 1)
                 vis[w * 64 + __builtin_ctzll(d)] ^= 1;
@@ -220,7 +224,7 @@ static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box
     if (*back) {
         fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
         if (!box_same(&old, box)) {
-            view_restore(lv, &old, box);
+            view_restore(lv, &old, box, now);
             return lv->kept_reach;
         }
         for (int i = 0; i < VISION_KEPT_WORDS; i++) /* kept becomes the two views' difference */

@@ -87,6 +87,14 @@ typedef struct {
      * when it is found: a search reads the trap bytes of those rows only. */
     uint64_t hidden_rows;
     uint8_t hidden_ok;
+    /* The cells of vis that the view's steps flipped since the render
+     * last compared them (live only, derived, never saved): a bit a cell,
+     * level_flip_words(w) words a row from row 0, XORed at each flip, so
+     * a cell flipped and back holds 0. flip_rows: the rows with bits set.
+     * A row not in dirty but in flip_rows changed in those cells' vis
+     * alone: the render reads them, not the row (level_vis_flipped). */
+    uint64_t flip_rows;
+    uint64_t *flips;
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
     /* 0: no byte of trap has TRAP_FOUND, so the render reads none of them
      * (derived, never saved): set where a trap is found and on a load */
