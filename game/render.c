@@ -998,7 +998,7 @@ static void flip_changes(render_cache_t *cache, const level_t *lv, const map_vie
             if (lx < lx0 || lx >= lx0 + r->n)
                 continue;
             size_t k = lx - lx0;
-            r->was[2][k] = r->now[2][k];
+            r->was[2][k] ^= 1; /* vis is 0 or 1: a flip, not a read of the level's */
             if (r->now[1][k] && !sky_under(cache, lv, r->li + k))
                 mark(mk, r->x0 + (int)k, r->sy);
         }
