@@ -300,6 +300,77 @@ START_TEST(to_and_fro_flips_the_kept_difference)
 }
 END_TEST
 
+/* Each row of the live level the render would not compare whole (not in
+ * level_t.dirty) changed since the last frame only in the vis of the cells
+ * level_t.flips holds, and flip_rows names every row with one (a row
+ * flipped and back in one key may stay named, with none): was is vis
+ * as the last frame saw it. Returns the cells flipped. */
+static int check_flips(const level_t *lv, const uint8_t *was, uint64_t seed, int i)
+{
+    size_t nw = level_flip_words(lv);
+    int flipped = 0;
+    for (int y = 0; y < lv->h && y < LEVEL_DIRTY_ROWS; y++) {
+        if (level_row_dirty(lv, y))
+            continue;
+        bool any = false;
+        for (int x = 0; x < lv->w; x++) {
+            size_t c = (size_t)y * (size_t)lv->w + (size_t)x;
+            bool bit = (lv->flips[(size_t)y * nw + (size_t)x / 64] >> (x % 64)) & 1;
+            ck_assert_msg(bit == (lv->vis[c] != was[c]),
+                          "seed %llu key %d: cell %d,%d flip bit %d, vis %d was %d",
+                          (unsigned long long)seed, i, x, y, bit, lv->vis[c], was[c]);
+            any |= bit;
+            flipped += bit;
+        }
+        ck_assert_msg(!any || ((lv->flip_rows >> y) & 1), "seed %llu key %d: row %d",
+                      (unsigned long long)seed, i, y);
+    }
+    return flipped;
+}
+
+/* Walks to and fro (the kept view flipped back, or put back in another
+ * sight box) and random steps on many seeds, a frame after every key:
+ * the flips the view records are exactly the cells whose vis changed in
+ * the rows it did not mark, and most steps leave rows to them. */
+START_TEST(view_flips_name_the_cells_that_changed)
+{
+    static const char *const KEYS[] = {"hl", "lh", "jk", "kj", "yn", "nu", "h",
+                                       "l",  "j",  "k",  ".",  "s",  ">",  "<"};
+    int flipped = 0, keys = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        game_t *g = started(game_new(C, seed, NULL));
+        uint8_t *was = NULL;
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 300 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            const char *k = KEYS[(r >> 16) % (sizeof KEYS / sizeof KEYS[0])];
+            for (; *k && g->state == GAME_RUNNING; k++) {
+                int depth = g->depth;
+                key(g, (uint32_t)(unsigned char)*k);
+                const level_t *lv = level_current(g);
+                if (!lv || !lv->vis)
+                    continue;
+                if (was && depth == g->depth)
+                    flipped += check_flips(lv, was, seed, i), keys++;
+                ck_assert_ptr_nonnull(render_frame(g, 80, 24, NULL));
+                free(was); /* the next key's reference: vis as this frame took it */
+                was = NULL;
+                if (lv->flip_rows || lv->dirty) /* a screen over the map: nothing taken */
+                    continue;
+                size_t n = (size_t)lv->w * (size_t)lv->h;
+                was = malloc(n);
+                ck_assert_ptr_nonnull(was);
+                memcpy(was, lv->vis, n);
+            }
+        }
+        free(was);
+        game_free(g);
+    }
+    ck_assert_int_gt(keys, 1000);
+    ck_assert_int_gt(flipped, keys); /* more than a cell a key on the flips alone */
+}
+END_TEST
+
 /* Whether two grids show the same: every cell and the cursor. */
 static void same_screen(const screen_t *a, const screen_t *b, uint64_t seed, int i)
 {
@@ -1312,6 +1383,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
     tcase_add_test(t, sideways_walks_keep_their_bytes);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
+    tcase_add_test(t, view_flips_name_the_cells_that_changed);
     tcase_add_test(t, anchor_rule_band_and_moves);
     tcase_add_test(t, view_moves_least_down_and_stays_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
