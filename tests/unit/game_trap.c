@@ -385,14 +385,8 @@ START_TEST(found_traps_drawn_once_found_and_after_a_load)
     ck_assert_int_eq(carets_drawn(g), 0);
     ck_assert_int_eq(trap_search(g, 100), 1);
     ck_assert_int_eq(carets_drawn(g), 1);
-    buf_t b;
-    buf_init(&b);
-    ck_assert_int_eq(game_snapshot(g, &b), 0);
-    char err[160];
-    game_t *back = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
-    ck_assert_msg(back != NULL, "%s", err);
+    game_t *back = reloaded(g);
     ck_assert_int_eq(carets_drawn(back), 1);
-    buf_free(&b);
     game_free(back);
     game_free(g);
 }
@@ -502,15 +496,9 @@ START_TEST(searches_read_the_rows_with_something_hidden)
     ck_assert_int_eq(trap_search(g, 100), 1);
     ck_assert_int_eq(lv->terrain[p->y * lv->w + p->x + 1], MAP_DOOR_CLOSED);
     level_set_terrain(lv, (p->y - 1) * lv->w + p->x, MAP_DOOR_SECRET);
-    buf_t b;
-    buf_init(&b);
-    ck_assert_int_eq(game_snapshot(g, &b), 0);
-    char err[160];
-    game_t *back = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
-    ck_assert_msg(back != NULL, "%s", err);
+    game_t *back = reloaded(g);
     hidden_rows_cover(level_current(back), "loaded");
     ck_assert_int_eq(trap_search(back, 100), 1);
-    buf_free(&b);
     game_free(back);
     game_free(g);
 }

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buf.h"
 #include "chargen.h"
 #include "creature.h"
 #include "effect.h"
+#include "game.h"
 #include "level.h"
 #include "mapgen.h"
 #include "msg.h"
@@ -103,6 +105,18 @@ void clear_monsters(game_t *g)
             effect_clear(g, h);
             reg_del(&g->reg, h);
         }
+}
+
+game_t *reloaded(const game_t *g)
+{
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[160];
+    game_t *back = game_load(g->c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    buf_free(&b);
+    ck_assert_msg(back != NULL, "%s", err);
+    return back;
 }
 
 game_t *alone(const content_t *c, uint64_t seed, int race, int cls)

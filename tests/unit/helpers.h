@@ -22,6 +22,9 @@ int kind_named(const content_t *c, const char *name);      /* a creature kind */
 uint16_t item_named(const content_t *c, const char *name); /* an item kind */
 int spell_named(const content_t *c, const char *name);     /* a spell's id */
 
+/* g saved to a snapshot and loaded again as a new game (the test fails
+ * with the loader's message if it cannot be); g itself is left as it was. */
+game_t *reloaded(const game_t *g);
 /* g past the creation screen (one key: a random character) and down from
  * the town to level 1, where most rules live; g may be NULL. */
 game_t *started(game_t *g);
