@@ -295,6 +295,24 @@ class Daemon(Process):
             time.sleep(0.02)
         raise AssertionError(f"no log line /{pattern}/ in {timeout}s:\n{self.log()[-3000:]}")
 
+    def wait_logged(self, pattern, timeout=10):
+        """Waits for a log line matching pattern anywhere in the log, for a
+        line of an event that another one (another connection, loop or
+        process) may log before or after the last wait_log's; returns the
+        match. wait_log goes on after whichever of the two came later."""
+        deadline = time.time() + timeout
+        rx = re.compile(pattern)
+        while time.time() < deadline:
+            text = self.log()
+            m = rx.search(text)
+            if m:
+                self.logpos = max(self.logpos, m.end())
+                return m
+            if self.proc and self.proc.poll() is not None:
+                raise AssertionError(f"warrend exited ({self.proc.returncode}):\n{text[-3000:]}")
+            time.sleep(0.02)
+        raise AssertionError(f"no log line /{pattern}/ in {timeout}s:\n{self.log()[-3000:]}")
+
     def stop_clean(self):
         """Stops the daemon and asserts it ended well: status 0, no sanitizer report."""
         code = self.stop()
