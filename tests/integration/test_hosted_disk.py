@@ -58,7 +58,7 @@ def stopped_then_refused(d, t, name, game, key, status, over):
     """name's game (menu key) went over: stopped with status (told),
     refused while over, started once the operator made room."""
     pid = program_pid(d, name, game)
-    d.wait_log(rf"spawner: disk over game={game} dir={name} pid={pid} ")
+    d.wait_logged(rf"spawner: disk over game={game} dir={name} pid={pid} ")
     d.wait_log(rf"hosted stopped user={name} game={game}: over its disk cap: {re.escape(over)}")
     d.wait_log(rf"program exited user={name} game={game} pid={pid} status={status}\b", timeout=10)
     told(t, f"{game} {STOPPED}", over)
@@ -95,8 +95,8 @@ def test_a_program_that_ignores_the_hangup_at_twice_its_cap_is_killed_at_once(bi
     try:
         t, name = new_player(d, clients, "hd", "3")
         pid = program_pid(d, name, "hard")
-        m = d.wait_log(rf"spawner: disk over game=hard dir={name} pid={pid} bytes=(\d+) "
-                       r"entries=\d+: killed")
+        m = d.wait_logged(rf"spawner: disk over game=hard dir={name} pid={pid} bytes=(\d+) "
+                          r"entries=\d+: killed")
         assert int(m.group(1)) > 16 << 20
         # SIGKILL (9), not the SIGHUP it ignores, well before hangup-timeout (60 s)
         d.wait_log(rf"program exited user={name} game=hard pid={pid} status=9\b", timeout=5)
@@ -128,10 +128,14 @@ def test_a_program_that_writes_is_measured_as_it_writes(bindir, tmp_path, client
     try:
         t, name = new_player(d, clients, "la", "4")
         began = d.wait_log(rf".* INFO hosted start user={name} game=late pid=\d+").group(0)
-        over = d.wait_log(rf".* WARN spawner: disk over game=late dir={name} .*: hung up",
-                          timeout=10).group(0)
+        over = d.wait_logged(rf".* WARN spawner: disk over game=late dir={name} .*: hung up",
+                             timeout=10).group(0)
         took = stamp(over) - stamp(began)
-        assert 2.9 < took < 3.6, took
+        # the start is logged once warrend reads the spawner's answer: on a
+        # busy machine up to a second late, which shortens took; the write
+        # is seen within 0.9 s of it, a periodic measurement would come no
+        # sooner than 4 s after the start (every 2 s, on 0.25 s ticks)
+        assert 2.0 < took < 3.9, took
         t.wait_for(HELP)
     finally:
         d.stop_clean()
@@ -188,7 +192,7 @@ def test_a_tree_past_the_walks_ceiling_is_hung_up_not_killed(bindir, tmp_path, c
     try:
         t, name = new_player(d, clients, "hg", "1")
         pid = program_pid(d, name, "huge")
-        d.wait_log(rf"spawner: disk over game=huge dir={name} pid={pid} .*: hung up", timeout=60)
+        d.wait_logged(rf"spawner: disk over game=huge dir={name} pid={pid} .*: hung up", timeout=60)
         d.wait_log(rf"program exited user={name} game=huge pid={pid} status=9\b", timeout=15)
         assert not re.search(rf"disk over game=huge dir={name} pid={pid} .*: killed", d.log())
         assert "more than 100000 files and directories" in d.log()
@@ -363,8 +367,8 @@ def test_files_a_program_holds_open_with_no_name_count_against_its_cap(bindir, t
             t.send(key)
             t.wait_for(RAN)
             pid = d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1)
-            m = d.wait_log(rf"spawner: disk over game={game} dir={name} pid={pid} bytes=(\d+) "
-                           r"entries=\d+ held=(\d+): hung up", timeout=10)
+            m = d.wait_logged(rf"spawner: disk over game={game} dir={name} pid={pid} bytes=(\d+) "
+                              r"entries=\d+ held=(\d+): hung up", timeout=10)
             # measured once past its cap: all 12 MB held, or (a slow machine) some
             assert int(m.group(2)) > 8 << 20 and int(m.group(1)) >= int(m.group(2)), m.group(0)
             d.wait_log(rf"program exited user={name} game={game} pid={pid} ", timeout=10)
@@ -399,8 +403,8 @@ def test_a_program_cannot_hide_removed_files_in_a_sockets_queue(bindir, tmp_path
         t.register(name)
         t.send("1")
         pid = d.wait_log(rf"hosted start user={name} game=hide pid=(\d+)").group(1)
-        d.wait_log(rf"spawner: disk over game=hide dir={name} pid={pid} bytes=\d+ entries=\d+ "
-                   r"held=\d+: hung up", timeout=10)
+        d.wait_logged(rf"spawner: disk over game=hide dir={name} pid={pid} bytes=\d+ entries=\d+ "
+                      r"held=\d+: hung up", timeout=10)
         t.wait_for(HELP)
         shown, eperm = t.raw.decode(errors="replace"), os.strerror(errno.EPERM)
         assert f"inflight: socketpair: {eperm}" in shown, shown[-2000:]
@@ -425,8 +429,8 @@ def test_a_program_that_hides_what_it_holds_open_is_hung_up(bindir, tmp_path, cl
         t.register(name)
         t.send("1")
         pid = d.wait_log(rf"hosted start user={name} game=hide pid=(\d+)").group(1)
-        d.wait_log(rf"spawner: disk over game=hide dir={name} pid={pid} bytes=\d+ entries=\d+ "
-                   r"\(open files not all seen\): hung up", timeout=10)
+        d.wait_logged(rf"spawner: disk over game=hide dir={name} pid={pid} bytes=\d+ entries=\d+ "
+                      r"\(open files not all seen\): hung up", timeout=10)
         t.wait_for(HELP)
         assert re.search(rf"hide {re.escape(STOPPED)}\s+The game holds open files that could not "
                          r"all be counted\.", t.text()), t.text()
@@ -487,8 +491,8 @@ def test_a_killed_measurer_is_started_again_and_the_caps_still_hold(bindir, tmp_
         assert proc_status(measurers(d)[1])["Name"].strip() == "warren-measurer"
         b, name = new_player(d, clients, "kb", "1")
         pid = program_pid(d, name, "bytes")
-        d.wait_log(rf"spawner: disk over game=bytes dir={name} pid={pid} bytes=\d+ entries=\d+: "
-                   "hung up", timeout=10)
+        d.wait_logged(rf"spawner: disk over game=bytes dir={name} pid={pid} bytes=\d+ entries=\d+: "
+                      "hung up", timeout=10)
         b.wait_for(HELP)
     finally:
         d.stop_clean()
@@ -549,7 +553,7 @@ def test_measurements_fork_nothing(bindir, tmp_path, clients):
         seen = forks.children(spawner, 4.5)
         pid = program_pid(d, name, "late")
         assert seen == [pid], (seen, pid)  # its start's alone
-        d.wait_log(rf"spawner: disk over game=late dir={name} pid={pid} .*: hung up", timeout=2)
+        d.wait_logged(rf"spawner: disk over game=late dir={name} pid={pid} .*: hung up", timeout=2)
         assert len(measurers(d)) == 1
     finally:
         if forks:
