@@ -109,8 +109,9 @@ def test_a_rename_at_one_node_tells_the_other_nodes_terminal_and_browser_so(
     t.wait_exit(timeout=5)
     assert "disconnected by the administrator" not in t.text()
     told_and_closed(ivy, words)
-    b.wait_log(r"closed conn=\d+ user=Ivy \(renamed at another node\)")
-    b.wait_log(r"closed 1 websocket \(renamed at another node\)")
+    # the terminal's loop (another, with --loops) and the websockets' each say theirs
+    b.wait_logged(r"closed conn=\d+ user=Ivy \(renamed at another node\)")
+    b.wait_logged(r"closed 1 websocket \(renamed at another node\)")
     stays_open(jon)
     other.pump(quiet=0.5)
     assert not other.eof and "renamed" not in other.text(), other.text()
