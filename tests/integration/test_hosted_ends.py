@@ -333,7 +333,8 @@ def test_two_attaches_of_one_account_at_once(bindir, tmp_path, clients):
         d.wait_log(rf"hangup user={name} game=nohup pid={pid}", timeout=10)
         two = race([lambda: WS(d.http, "/ws/play/nohup", session=session, timeout=15)] * 2)
         d.wait_log(rf"hosted start user={name} game=nohup pid=(?!{pid}\b)\d+", timeout=15)
-        d.wait_log(rf"program exited user={name} game=nohup pid={pid} status=9", timeout=10)
+        # killed 2 s after its hangup: on a busy machine before the new start
+        d.wait_logged(rf"program exited user={name} game=nohup pid={pid} status=9", timeout=10)
         for ws in two:
             close_now(ws)
         time.sleep(0.3)
