@@ -1,8 +1,11 @@
 """The harness itself, against a real program in a pty: wait_for returns
 a whole screen, not the part of it that held the needle when the output
-was still coming."""
+was still coming. And against a real daemon: wait_logged finds a line
+logged before the last line wait_log matched, which wait_log never does."""
 import sys
 import time
+
+import pytest
 
 from harness import Term
 
@@ -43,3 +46,16 @@ def test_a_program_that_never_goes_quiet_still_matches(clients):
     t.wait_for("ready")
     assert time.monotonic() - t0 < Term.READ_ON + 2
     assert not t.quiet
+
+
+def test_wait_logged_finds_a_line_before_the_last_match(daemon):
+    """start waited for "ready"; the telnet listener was logged before it
+    (as one loop's line may come before another's the test waited for)."""
+    port = rf"listening telnet 127\.0\.0\.1:{daemon.port}\b"
+    with pytest.raises(AssertionError, match="no log line"):
+        daemon.wait_log(port, timeout=0.5)
+    ready = daemon.logpos
+    assert daemon.wait_logged(port).group(0) == f"listening telnet 127.0.0.1:{daemon.port}"
+    assert daemon.logpos == ready  # wait_log goes on after the later of the two
+    with pytest.raises(AssertionError, match="no log line"):
+        daemon.wait_logged(r"never logged", timeout=0.3)
