@@ -27,12 +27,15 @@ struct relay {
     atomic_bool home_ok;    /* the peer's queue was below its limit at its last write */
     atomic_bool owed;       /* the stand-in found itself unwritable: a drain is owed */
     bool browser;
-    view_t view_next; /* the game's loop's: the last view posted (mark_view) */
+    view_t view_next;        /* the game's loop's: the last view posted (mark_view) */
+    struct rmsg *calls;      /* the game's loop's: calls waiting behind kept keys (mark_call), */
+    struct rmsg **calls_end; /* oldest first; each holds its post's ref */
 };
 
 /* One post: the relay, and what it carries. */
-typedef struct {
+typedef struct rmsg {
     relay_t *rl;
+    struct rmsg *next; /* relay_t.calls */
     key_event_t key;
     view_t view;
     int64_t game_id;
@@ -85,6 +88,17 @@ static void rmsg_done(rmsg_t *m)
 {
     relay_put(m->rl);
     free(m);
+}
+
+/* The calls still waiting when the stand-in goes: dropped, their refs given back. */
+static void calls_drop(relay_t *rl)
+{
+    while (rl->calls) {
+        rmsg_t *m = rl->calls;
+        rl->calls = m->next;
+        rmsg_done(m);
+    }
+    rl->calls_end = &rl->calls;
 }
 
 static void view_of_conn(const conn_t *c, view_t *v)
@@ -291,6 +305,7 @@ static void op_leave(conn_t *r, const char *msg)
 static void op_release(conn_t *r)
 {
     conn_fini(r);
+    calls_drop(relay_of(r));
     relay_put(relay_of(r));
 }
 
@@ -452,12 +467,37 @@ static void game_detach(server_t *k, void *ud)
     rmsg_done(m);
 }
 
+/* A relay_to_game call posted after keys the stand-in keeps for a later
+ * turn (readturn.h): made after them, in the order posted (a chat line
+ * typed after keys is said after what they draw). */
+static void mark_call(conn_t *r, const readmark_t *mk)
+{
+    relay_t *rl = relay_of(r);
+    rmsg_t *m = rl->calls;
+    (void)mk;
+    if (!m)
+        return;
+    rl->calls = m->next;
+    if (!rl->calls)
+        rl->calls_end = &rl->calls;
+    if (!r->closing)
+        m->fn(r, m->data, m->len, m->what);
+    rmsg_done(m);
+}
+
 /* A relay_to_game call, on the game's loop: to the stand-in while it is open. */
 static void game_call(server_t *k, void *ud)
 {
     rmsg_t *m = ud;
-    conn_t *r = &m->rl->conn;
+    relay_t *rl = m->rl;
+    conn_t *r = &rl->conn;
     (void)k;
+    if (!r->closing && readturn_keep_mark(r, &(readmark_t){.run = mark_call})) {
+        m->next = NULL;
+        *rl->calls_end = m;
+        rl->calls_end = &m->next;
+        return;
+    }
     if (!r->closing)
         m->fn(r, m->data, m->len, m->what);
     rmsg_done(m);
@@ -478,6 +518,7 @@ void relay_start(conn_t *c, server_t *k, int64_t game_id)
     rl->game = k;
     rl->peer = c;
     rl->browser = c->ops->browser;
+    rl->calls_end = &rl->calls;
     atomic_init(&rl->refs, 2); /* the peer, the stand-in */
     atomic_init(&rl->home_ok, conn_writable(c));
     m->game_id = game_id;

@@ -5,12 +5,14 @@ and go with it, never kept on the loop it leaves, whose later turns would
 play them into a conn the other loop's thread has (the daemon aborted in
 libuv). One key a turn, so every key after the first of a read is past
 the turn's share."""
+import json
 import socket
 import time
 
 import pytest
 
 from harness import CTRL_X, F12, PW, Web, login_then, new_game, play_socket, raw_read
+from test_read_budget import ws_frames, ws_one_write
 
 MOVES = ["--test-read-budget", "1", "--input-rate", "100000", "--loops", "2"]
 
@@ -105,4 +107,31 @@ def test_a_browsers_keys_kept_on_the_games_loop_are_played_before_it_leaves(daem
     drain(ws.s)
     m = daemon.wait_log(r"detach user=webstayer game=\d+ seq=(\d+)")
     assert int(m.group(1)) == 2 + len(BURST), m.group(0)
+    daemon.stop_clean()
+
+
+
+
+@pytest.mark.daemon(extra=MOVES, http=True)
+def test_a_browsers_chat_toggle_after_kept_keys_comes_after_them(daemon):
+    """A browser plays on another loop than its own (account 1's game on
+    loop 1, the page's socket on loop 0: a relay): 30 rests, the test
+    hook's key and chat turned off, in one write. Loop 1 keeps all but
+    the first rest for later turns; turning chat off, posted after them,
+    waits behind them: it is logged after the hook's line, which names
+    every key (made at once, it came first)."""
+    r = Web(daemon.http).register("chatter", PW)
+    ws = play_socket(daemon.http, r.session)
+    daemon.wait_log(r"attach user=chatter game=\d+ conn=\d+ turn-seq=\d+ loop=1")
+    ws_frames(ws, 0.5)
+    rests = b"." * 30
+    ws_one_write(ws, (2, rests + F12.encode()),
+                 (1, json.dumps({"t": "chat_off", "off": True}).encode()))
+    off = daemon.wait_log(r"chat user=chatter game=\d+ off")
+    hook = daemon.wait_logged(r"hook user=chatter game=\d+ hash=[0-9a-f]+ seed=\d+ turn=\d+ "
+                              r"seq=(\d+)")
+    assert int(hook.group(1)) >= len(rests), hook.group(0)
+    log = daemon.log()
+    assert log.index(hook.group(0)) < log.index(off.group(0)), log[-3000:]
+    ws.close()
     daemon.stop_clean()
