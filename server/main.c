@@ -212,6 +212,8 @@ static int server_open(server_t *s)
     }
     ac.verify_delay_ms = (unsigned)s->cfg.test_login_delay;
     ac.register_per_ip = (unsigned)s->cfg.register_per_hour;
+    /* register-per-hour = 0 (load tests, a closed site) lifts both limits */
+    ac.register_all = s->cfg.register_per_hour ? (unsigned)s->cfg.register_all_per_hour : 0;
     s->acc = accounts_new(s->loop, s->db, &ac);
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;

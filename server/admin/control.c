@@ -442,6 +442,20 @@ static void health_node(ctl_t *c)
                (unsigned long long)s->hostcopies.refused);
 }
 
+/* New accounts against register-all-per-hour (accounts.h). */
+static void health_regs(ctl_t *c)
+{
+    accounts_regs_t r;
+    accounts_regs(c->srv->acc, uv_now(c->srv->loop), &r);
+    if (r.cap)
+        buf_printf(&c->out,
+                   "registrations: %u made this hour of register-all-per-hour %u, %u being "
+                   "made, %llu refused by it\n",
+                   r.made, r.cap, r.making, (unsigned long long)r.refused);
+    else
+        buf_printf(&c->out, "registrations: no limit in all (%u being made)\n", r.making);
+}
+
 /* Where this node's daily secret comes from: daily-secret's file that is
  * not the database's secret gives this node's players another daily game. */
 static void health_daily(ctl_t *c)
@@ -502,6 +516,7 @@ static void on_health(void *ud, int status, const db_health_t *h)
         }
         shards_unlock_all(c->srv);
         buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, conns_all(c->srv));
+        health_regs(c);
         buf_printf(&c->out,
                    "input: %llu keys kept past a turn's share, %llu turns ended with keys kept\n",
                    (unsigned long long)kept_keys, (unsigned long long)kept_turns);

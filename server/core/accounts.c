@@ -50,6 +50,11 @@ struct accounts {
     size_t inflight;
     list_t rechecks; /* req_t.lnode: logins whose account is being read again */
     bool closing;
+    /* registrations of every address against register_all: made in the
+     * window from regs_start, being made, refused since start */
+    unsigned regs_made, regs_making;
+    uint64_t regs_start, regs_refused;
+    bool regs_told; /* the log said this window is full */
 };
 
 static uint32_t thr_hash(const accounts_t *a, const char *key)
@@ -222,6 +227,7 @@ void accounts_config_default(accounts_config_t *cfg)
         .backoff_max_ms = 15 * 60 * 1000,
         .forget_ms = 30 * 60 * 1000,
         .register_per_ip = 5,
+        .register_all = 100,
         .register_window_ms = 60 * 60 * 1000,
         .max_tracked = 65536,
         .hash_threads = 0,
@@ -322,6 +328,28 @@ size_t accounts_pending(const accounts_t *a)
     return a ? a->inflight : 0;
 }
 
+/* The site-wide window of registrations: begun by the first one counted,
+ * again once it ran out. */
+static void regs_window(accounts_t *a, uint64_t now)
+{
+    bool none = a->regs_made == 0 && a->regs_making == 0;
+    if (none || now - a->regs_start >= a->cfg.register_window_ms || now < a->regs_start) {
+        a->regs_start = now;
+        a->regs_made = 0;
+        a->regs_told = false;
+    }
+}
+
+void accounts_regs(const accounts_t *a, uint64_t now_ms, accounts_regs_t *out)
+{
+    *out = (accounts_regs_t){0};
+    if (!a)
+        return;
+    bool running = now_ms >= a->regs_start && now_ms - a->regs_start < a->cfg.register_window_ms;
+    *out = (accounts_regs_t){a->cfg.register_all, running ? a->regs_made : 0, a->regs_making,
+                             a->regs_refused};
+}
+
 /* ---- requests ------------------------------------------------------------------ */
 
 typedef enum { REQ_LOGIN, REQ_REGISTER, REQ_CHPW, REQ_RESET } req_kind_t;
@@ -343,6 +371,7 @@ struct req {
     db_user_t user;
     bool found, ok, rehashed;
     bool counted;  /* login_start counted it as a failure until it proves right */
+    bool making;   /* a registration counted in accounts.regs_making */
     char keep[80]; /* the web session (token hash) a password change keeps; "" none */
     uint64_t now;
     req_step_fn work_fn, then;
@@ -376,6 +405,10 @@ static bool req_alive(req_t *r)
 
 static void req_deliver(req_t *r, int status, const char *msg)
 {
+    if (r->making) { /* a registration ends: made, or not */
+        r->a->regs_making--;
+        r->a->regs_made += status == ACCOUNTS_OK;
+    }
     db_user_t user; /* outlives r, which is wiped before the callback */
     db_user_t *u = NULL;
     if (status == ACCOUNTS_OK) {
@@ -855,6 +888,27 @@ static void reg_looked_up(void *ud, int status, const db_user_t *u)
         req_queue(r, work_hash, reg_hashed);
 }
 
+/* Whether the accounts made and being made fill register_all this
+ * window: then msg says when the next may be (the log says it once). */
+static bool reg_site_full(accounts_t *a, uint64_t now, char *msg, size_t len)
+{
+    if (!a->cfg.register_all)
+        return false;
+    regs_window(a, now);
+    if (a->regs_made + a->regs_making < a->cfg.register_all)
+        return false;
+    a->regs_refused++;
+    uint64_t wait = a->regs_start + a->cfg.register_window_ms - now;
+    char in[32];
+    plural((wait + 59999) / 60000, "minute", in, sizeof in);
+    snprintf(msg, len, "The server takes no more new accounts for now. Try again in %s.", in);
+    if (!a->regs_told)
+        log_warn("registrations: register-all-per-hour %u reached; new accounts refused for %s",
+                 a->cfg.register_all, in);
+    a->regs_told = true;
+    return true;
+}
+
 int accounts_register(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
                       uint64_t now_ms, accounts_cb cb, void *ud)
 {
@@ -866,6 +920,10 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
     if (accounts_check_name(name, msg, sizeof msg) != 0 ||
         accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
+        return 0;
+    }
+    if (reg_site_full(a, now_ms, msg, sizeof msg)) {
+        req_finish_later(r, ACCOUNTS_ETHROTTLED, msg);
         return 0;
     }
     thr_t *t = a->cfg.register_per_ip ? thr_get(a, 'r', r->ip, NULL, now_ms, true) : NULL;
@@ -886,6 +944,8 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
         }
         t->regs++;
     }
+    r->making = a->cfg.register_all > 0;
+    a->regs_making += r->making;
     a->inflight++;
     db_user_by_name(a->db, r->key, reg_looked_up, r);
     return 0;

@@ -76,8 +76,11 @@ typedef struct {
     uint64_t backoff_max_ms;        /* default 15 min */
     uint64_t forget_ms;             /* default 30 min */
     /* registrations: at most register_per_ip in any register_window_ms
-     * (0: no limit, for load tests). */
+     * (0: no limit, for load tests), and register_all made in all (from
+     * any number of addresses) in each register_window_ms from the first
+     * (0: no limit); those being made count, so the cap is never passed. */
     unsigned register_per_ip;    /* default 5 */
+    unsigned register_all;       /* default 100 */
     uint64_t register_window_ms; /* default 1 hour */
     /* throttle entries kept; default 65536. Full: quiet ones go, then all
      * but those closing a key (a registration without room: busy) */
@@ -151,6 +154,13 @@ uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name,
 size_t accounts_longest_chain(const accounts_t *a);
 /* Requests accepted but not yet called back (the unit tests read it). */
 size_t accounts_pending(const accounts_t *a);
+/* Registrations against register_all: made in the window now running,
+ * being made, and refused by it since start. */
+typedef struct {
+    unsigned cap, made, making;
+    uint64_t refused;
+} accounts_regs_t;
+void accounts_regs(const accounts_t *a, uint64_t now_ms, accounts_regs_t *out);
 /* Forgets throttle entries gone quiet (no failure for forget_ms, no window
  * or registration count still running); returns how many. The table also
  * sweeps itself when full; retention.c calls this every so often, so quiet

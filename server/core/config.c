@@ -87,7 +87,9 @@ static const opt_t opts[] = {
      "ADDR[/BITS],... balancers whose connections start with a PROXY v2 or v1 header naming "
      "the client, on the telnet and web listeners (none)"},
     {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000, "5",
-     "N new accounts per address per hour, 0 = no limit (5)"},
+     "N new accounts per address per hour, 0 = no limit here and in all (5)"},
+    {"register-all-per-hour", OPT_INT, S(register_all_per_hour), 0, 1000000, "100",
+     "N new accounts an hour from all addresses together, 0 = no limit (100)"},
     {"public-url", OPT_STR, S(public_url), 0, 0, NULL,
      "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
     {"server-name", OPT_TEXT, S(server_name), 0, 0, NULL,

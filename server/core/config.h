@@ -42,13 +42,14 @@ typedef struct {
     int listen_backlog; /* connections the kernel holds for accept (clamped by somaxconn) */
     int loops;          /* loops (threads) Warren's games are spread over (shard.h) */
     /* limits: who the web listener believes, how many accounts an address makes */
-    char trust_proxy[256];  /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
-    char proxy_from[512];   /* ADDR[/BITS], ...: balancers that send a PROXY header first */
-    int register_per_hour;  /* new accounts per address per hour (0 = no limit) */
-    char public_url[200];   /* the site's address as players reach it, for links */
-    char server_name[64];   /* the first screens' title (siteinfo.h); "" = Warren */
-    char motd[240];         /* message of the day under it; "" = none */
-    char ssh_login[128];    /* USER@HOST[:PORT] shown as how to connect; "" = none */
+    char trust_proxy[256];     /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
+    char proxy_from[512];      /* ADDR[/BITS], ...: balancers that send a PROXY header first */
+    int register_per_hour;     /* new accounts per address per hour (0 = no limit) */
+    int register_all_per_hour; /* new accounts an hour from all addresses (0 = no limit) */
+    char public_url[200];      /* the site's address as players reach it, for links */
+    char server_name[64];      /* the first screens' title (siteinfo.h); "" = Warren */
+    char motd[240];            /* message of the day under it; "" = none */
+    char ssh_login[128];       /* USER@HOST[:PORT] shown as how to connect; "" = none */
     int game_idle;          /* seconds without a key before a hosted game is hung up (0: never) */
     char games_dir[256];    /* players' directories of hosted games; "" = DB's dir/games */
     char games_user[33];    /* whom hosted games run as when a section has no user */

@@ -405,6 +405,38 @@ START_TEST(registration_throttle)
 }
 END_TEST
 
+/* register_all holds every address together: accounts made count, names
+ * taken do not; past it the refusal says when, and the window ends. */
+START_TEST(registrations_of_all_addresses_are_capped)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.register_per_ip = 2;
+    c.register_all = 3;
+    c.register_window_ms = 60000;
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "1.1.1.1", "s1", "password1", 0).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_register(&f, "1.1.1.2", "s1", "password1", 10).status, ACCOUNTS_EEXISTS);
+    ck_assert_int_eq(do_register(&f, "1.1.1.3", "s2", "password2", 20).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_register(&f, "1.1.1.4", "s3", "password3", 30).status, ACCOUNTS_OK);
+    res_t t = do_register(&f, "1.1.1.5", "s4", "password4", 40);
+    ck_assert_int_eq(t.status, ACCOUNTS_ETHROTTLED);
+    ck_assert_str_eq(t.msg,
+                     "The server takes no more new accounts for now. Try again in 1 minute.");
+    accounts_regs_t r;
+    accounts_regs(f.acc, 50, &r);
+    ck_assert_uint_eq(r.cap, 3);
+    ck_assert_uint_eq(r.made, 3);
+    ck_assert_uint_eq(r.making, 0);
+    ck_assert_uint_eq(r.refused, 1);
+    /* the refused address's own allowance was not spent */
+    ck_assert_int_eq(do_register(&f, "1.1.1.5", "s4", "password4", 60000).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_register(&f, "1.1.1.5", "s5", "password5", 60010).status, ACCOUNTS_OK);
+    afx_close(&f);
+}
+END_TEST
+
 START_TEST(parallel_guesses_are_counted)
 {
     accounts_config_t c;
@@ -659,6 +691,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, full_queue_answers_busy);
     tcase_add_test(tc, ip_throttle);
     tcase_add_test(tc, registration_throttle);
+    tcase_add_test(tc, registrations_of_all_addresses_are_capped);
     tcase_add_test(tc, parallel_guesses_are_counted);
     tcase_add_test(tc, throttle_table_is_bounded);
     tcase_add_test(tc, throttle_keys_chosen_to_collide_spread);
