@@ -92,6 +92,8 @@ void conn_fini(conn_t *c)
     menu_leave(c);
     readturn_drop(c);
     ratelimit_free(c->input_limit);
+    ratelimit_free(c->switch_limit);
+    c->switch_limit = NULL;
     if (c->srv->hooks->conn_close)
         c->srv->hooks->conn_close(c);
     screen_free(c->scr);

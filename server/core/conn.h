@@ -148,6 +148,7 @@ struct conn {
     list_t wnode;                     /* its session's watchers (session.c) */
     menu_state_t *menu;               /* menu.c */
     ratelimit_t *input_limit;         /* input bytes per second (conn.c, ratelimit.c) */
+    ratelimit_t *switch_limit;        /* a watcher's moves to another game (watch.c) */
     uint64_t input_dropped;           /* bytes over it not yet logged */
     uint64_t input_logged_ms;         /* when a drop was last logged (0: never) */
     uint64_t resized_ms;              /* when a size change was last drawn (conn_resize_wait) */

@@ -11,9 +11,16 @@
 #include "session.h"
 #include "shard.h"
 
-#define NOTICE_MS  5000
-#define CHAT_RATE  1.0 /* lines per second ... */
-#define CHAT_BURST 3.0 /* ... with this burst */
+#define NOTICE_MS    5000
+#define CHAT_RATE    1.0 /* lines per second ... */
+#define CHAT_BURST   3.0 /* ... with this burst */
+/* A watcher's < and > each look through every live game of every loop
+ * (the other loops parked meanwhile) and redraw the next game whole: they
+ * pass at SWITCH_RATE a second, bursts of SWITCH_BURST, per connection,
+ * kept across the games and loops it moves between. */
+#define SWITCH_RATE  4.0
+#define SWITCH_BURST 8.0
+#define TOO_FAST     "Too fast: wait a moment."
 
 struct watchview {
     bool help, typing;
@@ -141,11 +148,22 @@ static void say_there(conn_t *r, const char *text, size_t len, int arg)
 
 /* At home (relay_to_home): the browser watching through a relay moves on,
  * or hears there that there is nowhere to go. */
+/* Whether c may move to another game now (SWITCH_*). */
+static bool switch_allowed(conn_t *c)
+{
+    if (!c->switch_limit)
+        c->switch_limit = ratelimit_new(SWITCH_RATE, SWITCH_BURST, now_ms(c->srv));
+    return c->switch_limit && ratelimit_take(c->switch_limit, 1, now_ms(c->srv)) == 1;
+}
+
 static void next_at_home(conn_t *c, const char *name, size_t len, int dir)
 {
     static const char none[] = "No other game is being played.";
+    static const char fast[] = TOO_FAST;
     (void)len;
-    if (!watch_next_any(c, name, dir))
+    if (!switch_allowed(c)) /* the browser's own conn: its stand-in there is made anew */
+        relay_to_game(c, say_there, fast, sizeof fast - 1, 0);
+    else if (!watch_next_any(c, name, dir))
         relay_to_game(c, say_there, none, sizeof none - 1, 0);
 }
 
@@ -227,7 +245,7 @@ static void send_line(conn_t *c, watchview_t *w)
         w->rate = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(c->srv));
     const char *why = chat_check(c, w->len);
     if (!why && (!w->rate || ratelimit_take(w->rate, 1, now_ms(c->srv)) != 1))
-        why = "Too fast: wait a moment.";
+        why = TOO_FAST;
     if (!why)
         why = chat_say(c, w->line, w->len);
     if (why)
@@ -275,6 +293,11 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
         int dir = k.code == '>' ? 1 : -1;
         if (c->ops->relay) { /* home looks on every loop: it answers */
             relay_to_home(c, next_at_home, s->user, strlen(s->user), dir);
+            return true;
+        }
+        if (!switch_allowed(c)) {
+            watch_say(c, TOO_FAST);
+            session_view_changed(c);
             return true;
         }
         if (conn_away(c)) {

@@ -287,3 +287,31 @@ def test_mail_from_telnet_and_the_web(daemon, clients):
     r = x.post("/mail", {"to": "walt", "text": "forged"}, headers={"Origin": "http://evil.example"})
     assert r.status == 403
     assert not d.db_rows("SELECT 1 FROM mail WHERE text = 'forged'")
+
+
+def test_moving_between_games_is_paced(daemon, clients):
+    """Each < or > looks through every live game of every loop and redraws
+    the next whole: a watcher holding the key down (30 presses in one
+    write) moves 8 times, is told to slow down, and moves again once it
+    has."""
+    d = daemon
+    a = clients(d.port).connected()
+    started(d, a, "quin")
+    b = clients(d.port).connected()
+    started(d, b, "rhea")
+    w = clients(d.port).connected()
+    watch(d, w, "quin")
+    w.wait_for("Watching quin")
+    before = len(re.findall(r"watch conn=\d+ user=", d.log()))
+    w.send(">" * 30)
+    w.wait_for("Too fast: wait a moment.")
+    w.pump(quiet=1.0)
+    seen = re.findall(r"watch conn=\d+ user=(\w+)", d.log())[before:]
+    assert seen == ["rhea", "quin"] * 4, seen
+    time.sleep(0.5)  # two more presses' worth
+    w.send(">")
+    end = time.time() + 10
+    while len(re.findall(r"watch conn=\d+ user=", d.log())) == before + 8:
+        assert time.time() < end, "no move after a pause"
+        time.sleep(0.1)
+    assert re.findall(r"watch conn=\d+ user=(\w+)", d.log())[before + 8:] == ["rhea"]
