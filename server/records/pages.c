@@ -30,6 +30,7 @@
 #include "gamecfg.h"
 #include "http_gzip.h"
 #include "json.h"
+#include "log.h"
 #include "records.h"
 #include "pages_impl.h"
 #include "rbuild.h"
@@ -423,11 +424,28 @@ static void scores_heading(buf_t *o, const rq_filter_t *q, size_t n)
                q->period_words, n, n == 1 ? "" : "s", SCORES_MAX);
 }
 
-static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
+static void scores_read(page_t *p);
+
+/* The next /scores page waiting for the database, if any. */
+static void scores_next(records_t *r)
 {
-    page_t *p = ud;
-    if (db_failed(p, status, NULL))
+    r->scores_reading = false;
+    list_t *n = list_pop_front(&r->scores_waiting);
+    if (!n)
         return;
+    r->nscores_waiting--;
+    page_t *p = LIST_ITEM(n, page_t, wnode);
+    list_init(&p->wnode);
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        scores_read(p);
+    if (!r->scores_reading) /* answered at once: the next one */
+        scores_next(r);
+}
+
+static void scores_answer(page_t *p, const db_game_t *gs, size_t n)
+{
     buf_t *o = &p->out;
     if (p->api) {
         buf_puts(o, "{\"filter\":{");
@@ -453,12 +471,49 @@ static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
     page_send(p, 200, "text/html; charset=utf-8");
 }
 
-static void scores_start(page_t *p)
+static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
+{
+    page_t *p = ud;
+    records_t *r = p->srv->records;
+    if (!db_failed(p, status, NULL))
+        scores_answer(p, gs, n);
+    scores_next(r);
+}
+
+static void scores_read(page_t *p)
 {
     int64_t now = (int64_t)time(NULL);
     db_scores_filter_t f = {p->filter.race, p->filter.cls,
                             p->filter.period_secs ? now - p->filter.period_secs : 0, SCORES_MAX, 0};
+    p->srv->records->scores_reading = true;
     db_scores_filtered(p->srv->db, &f, on_scores, p);
+}
+
+/* A filter the games' indexes cannot serve (a race or class few or no
+ * games have, a period) reads every finished game: one such read runs at
+ * a time, so the other reader threads stay free for logins and pages, and
+ * RECORDS_SCORES_WAIT wait for it; past them 503 (the log says when that
+ * begins and ends). */
+static void scores_start(page_t *p)
+{
+    records_t *r = p->srv->records;
+    if (!r->scores_reading) {
+        scores_read(p);
+        return;
+    }
+    bool full = r->nscores_waiting >= RECORDS_SCORES_WAIT;
+    if (full != r->scores_full)
+        log_warn(full ? "scores: %d pages wait for the score read running: more answered 503"
+                      : "scores: below %d pages waiting for the score read: letting them wait",
+                 RECORDS_SCORES_WAIT);
+    r->scores_full = full;
+    if (full) {
+        p->retry_after = 1;
+        page_error(p, 503, "the score pages are busy; try again in a moment");
+        return;
+    }
+    list_push_back(&r->scores_waiting, &p->wnode);
+    r->nscores_waiting++;
 }
 
 /* ---- /player/NAME ----------------------------------------------------------------------- */

@@ -40,6 +40,8 @@ typedef struct records records_t;
 typedef struct records_job records_job_t;
 typedef struct bodycache bodycache_t;
 
+#define RECORDS_SCORES_WAIT 16 /* /scores pages waiting for the one score read */
+
 struct records {
     server_t *srv;
     int running;                        /* jobs reading or on the thread pool */
@@ -57,6 +59,11 @@ struct records {
     int64_t backlog_after; /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
     char *replay_tpl; /* client-web/dist/replay.html, read at start; NULL if not built */
+    /* /scores reads (pages.c): one at a time, RECORDS_SCORES_WAIT waiting */
+    bool scores_reading;
+    list_t scores_waiting; /* page_t.wnode, first come first served */
+    int nscores_waiting;
+    bool scores_full; /* refusing: said once in the log, until one is let wait again */
 };
 
 /* Reads the replay page template from web_root (NULL: no replay page). */

@@ -23,6 +23,7 @@ records_t *records_new(server_t *srv, const char *web_root)
     r->srv = srv;
     list_init(&r->waiting);
     list_init(&r->builds);
+    list_init(&r->scores_waiting);
     r->jobs_max = srv->cfg.replay_builds > 0 ? srv->cfg.replay_builds : 1;
     r->hosted_max = r->jobs_max > 1 ? r->jobs_max - 1 : 1;
     r->wait_max = srv->cfg.replay_queue;
