@@ -21,7 +21,7 @@ def test_p_typed_with_the_password_starts_the_game(daemon, clients):
     t = clients(daemon.port).connected()
     logging_in(t, "frodo")
     t.send(PW + "\rp", settle=False)  # Enter and p at once
-    daemon.wait_log(r"login conn=\d+ ip=\S+ user=frodo")
+    daemon.wait_log(r"login conn=\d+ ip=\S+ user=frodo\n")  # not the registration's
     daemon.wait_log(r"game start user=frodo game=\d+")
     t.wait_for("Choose a race.")
 
@@ -32,7 +32,7 @@ def test_keys_in_the_packet_of_the_password_resume_the_game(daemon, clients):
     game (loaded from the database), the wait is played in it."""
     before = left_to_its_grace(daemon, clients(daemon.port).connected(), "sam")
     with login_then(daemon.port, "sam", b"p.") as s:  # p and a wait with the password
-        daemon.wait_log(r"login conn=\d+ ip=\S+ user=sam")
+        daemon.wait_log(r"login conn=\d+ ip=\S+ user=sam\n")  # not the registration's
         daemon.wait_log(r"game resume user=sam")
         daemon.wait_log(r"attach user=sam")
         after = raw_hook(daemon, s, "sam")
@@ -72,7 +72,7 @@ def test_mail_shown_after_the_login_is_not_dismissed_by_its_keys(daemon, clients
     t = clients(daemon.port).connected()
     logging_in(t, "merry")
     t.send(PW + "\rz", settle=False)  # z: no choice of the menu
-    daemon.wait_log(r"login conn=\d+ ip=\S+ user=merry")
+    daemon.wait_log(r"login conn=\d+ ip=\S+ user=merry\n")  # not the registration's
     t.wait_for("second breakfast at noon")
     t.pump(quiet=0.5)
     assert "Press any key." in t.text(), t.text()
@@ -143,9 +143,10 @@ def test_a_flood_held_by_an_account_check_is_logged_as_held_for_it(daemon, clien
     a.register("lotho")
     a.close()
     with login_then(daemon.port, "lotho", b"z" * 40) as s:  # one packet with the password
-        daemon.wait_log(r"login conn=\d+ ip=\S+ user=lotho")
+        daemon.wait_log(r"login conn=\d+ ip=\S+ user=lotho\n")  # not the registration's
         raw_read(s, 0.5)
-    daemon.wait_log(r"key dropped conn=\d+: 32 keys already wait for the login")
+    # logged as the keys came, before the login line
+    daemon.wait_logged(r"key dropped conn=\d+: 32 keys already wait for the login")
     t = clients(daemon.port).connected()
     t.wait_for("Your choice")
     t.send("r", settle=False)

@@ -37,7 +37,7 @@ def test_keys_in_the_packet_of_p_reach_the_game_loaded_again(daemon, clients):
     keys sent with p arrive while it loads."""
     before = left_to_its_grace(daemon, clients(daemon.port).connected(), "merry")
     with login_then(daemon.port, "merry") as s:
-        daemon.wait_log(r"login conn=\d+ ip=\S+ user=merry")
+        daemon.wait_log(r"login conn=\d+ ip=\S+ user=merry\n")  # not the registration's
         time.sleep(0.3)
         s.sendall(b"p...")  # the choice and three waits in one packet
         daemon.wait_log(r"game resume user=merry")
