@@ -44,8 +44,9 @@ void level_sleep(game_t *g, level_t *lv)
     gfree(&g->al, lv->lit);
     gfree(&g->al, lv->kept);
     gfree(&g->al, lv->flips);
+    gfree(&g->al, lv->sky);
     lv->vis = lv->opaque = lv->lit = NULL;
-    lv->kept = lv->flips = NULL;
+    lv->kept = lv->flips = lv->sky = NULL;
     lv->flip_rows = 0;
     lv->opaque_ok = lv->fov_ok = lv->kept_ok = lv->kept_diff = 0;
     if (g->reg.ix.depth == lv->depth)
@@ -68,7 +69,9 @@ int level_live(game_t *g, level_t *lv)
     size_t rows = lv->h < LEVEL_DIRTY_ROWS ? (size_t)lv->h : LEVEL_DIRTY_ROWS;
     lv->flips = gcalloc(&g->al, rows * level_flip_words(lv) + 1, sizeof *lv->flips);
     lv->flip_rows = 0;
-    if (!lv->vis || !lv->opaque || !lv->lit || !lv->kept || !lv->flips) {
+    lv->sky = gcalloc(&g->al, (size_t)lv->h * level_flip_words(lv) + 1, sizeof *lv->sky);
+    lv->sky_ok = 0;
+    if (!lv->vis || !lv->opaque || !lv->lit || !lv->kept || !lv->flips || !lv->sky) {
         level_sleep(g, lv);
         return -1;
     }
@@ -107,6 +110,39 @@ void level_flips_clear(level_t *lv)
     lv->flip_rows = 0;
 }
 
+/* Whether level cell i lies under the sky, from its region byte. */
+static bool sky_of_region(const game_t *g, const level_t *lv, size_t i)
+{
+    int r = lv->region[i];
+    if (r < 1 || r > lv->nregions)
+        return false;
+    int k = lv->regions[r - 1].kind;
+    return k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
+}
+
+void level_sky_ready(const game_t *g, level_t *lv)
+{
+    if (!lv->sky || lv->sky_ok)
+        return;
+    size_t nw = level_flip_words(lv);
+    memset(lv->sky, 0, (size_t)lv->h * nw * sizeof *lv->sky);
+    for (int y = 0; y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++)
+            if (sky_of_region(g, lv, (size_t)y * (size_t)lv->w + (size_t)x))
+                lv->sky[(size_t)y * nw + (size_t)x / 64] |= 1ull << (x % 64);
+    lv->sky_ok = 1;
+}
+
+long level_sky_wrong(const game_t *g, const level_t *lv)
+{
+    long wrong = 0;
+    for (int y = 0; lv->sky && lv->sky_ok && y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++)
+            wrong += level_sky_xy(lv, x, y) !=
+                     sky_of_region(g, lv, (size_t)y * (size_t)lv->w + (size_t)x);
+    return wrong;
+}
+
 void level_free(game_t *g, level_t *lv)
 {
     if (!lv)
@@ -125,6 +161,7 @@ int level_set_regions(game_t *g, level_t *lv, int n)
     gfree(&g->al, lv->regions);
     lv->regions = n > 0 ? gcalloc(&g->al, (size_t)n, sizeof *lv->regions) : NULL;
     lv->nregions = lv->regions ? (uint16_t)n : 0;
+    level_regions_changed(lv);
     return n > 0 && !lv->regions ? -1 : 0;
 }
 

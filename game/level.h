@@ -93,6 +93,41 @@ void level_vis_flipped(level_t *lv, int y, int x0, const uint64_t bits[2]);
  * whole) forgotten: flips all zero, flip_rows 0. */
 void level_flips_clear(level_t *lv);
 
+/* level_t.sky made from the region bytes and kinds as they are now,
+ * unless sky_ok (nothing to do on a level not live). */
+void level_sky_ready(const game_t *g, level_t *lv);
+/* The level's region bytes or its regions' kinds changed: level_t.sky
+ * made again before its next read. */
+static inline void level_regions_changed(level_t *lv)
+{
+    lv->sky_ok = 0;
+}
+
+/* Whether cell (x, y) of a level whose sky is ready lies under the sky. */
+static inline bool level_sky_xy(const level_t *lv, int x, int y)
+{
+    const uint64_t *row = lv->sky + (size_t)y * level_flip_words(lv);
+    return (row[x / 64] >> (x % 64)) & 1;
+}
+
+/* Bit j set where cell (x + j, y) lies under the sky, for the sixteen
+ * cells from x on (on the level: the caller checks), of a level whose
+ * sky is ready: a word or two read, not sixteen region bytes. */
+static inline unsigned level_sky16(const level_t *lv, int x, int y)
+{
+    size_t nw = level_flip_words(lv);
+    const uint64_t *row = lv->sky + (size_t)y * nw;
+    size_t w = (size_t)x / 64, s = (size_t)x % 64;
+    uint64_t b = row[w] >> s;
+    if (s > 48 && w + 1 < nw)
+        b |= row[w + 1] << (64 - s);
+    return (unsigned)(b & 0xFFFFu);
+}
+
+/* Cells of level_t.sky that differ from the region bytes and kinds (a
+ * check: 0 when it is right or not ready). */
+long level_sky_wrong(const game_t *g, const level_t *lv);
+
 /* Terrain t, or memory m, at level cell i, the row marked. */
 static inline void level_set_terrain(level_t *lv, int i, uint8_t t)
 {

@@ -51,22 +51,9 @@ typedef struct {
     int n, cap;
 } obj_layer_t;
 
-/* Which region values lie under the sky, in a form sixteen cells are
- * looked up in at once: none (the dungeon); the few values that do; all
- * of 1 to top but the few that do not (the town: every region, none
- * outside); or too many of both, cell by cell in render_cache.sky. */
-enum { SKY_FEW = 4 };
-typedef enum { SKY_NONE, SKY_LIST, SKY_BUT, SKY_TABLE } sky_mode_t;
-
 /* Sixteen bytes, loaded and compared as one (SSE2's on x86-64). */
 typedef uint8_t bytes16_t __attribute__((vector_size(16)));
 typedef int8_t sbytes16_t __attribute__((vector_size(16)));
-
-typedef struct {
-    sky_mode_t mode;
-    int n;
-    bytes16_t top, v[SKY_FEW]; /* each byte the value: top, and the few */
-} sky_few_t;
 
 /* The frame kept between calls (game_t.render_cache): derived from the state, never
  * saved nor hashed. Each call redraws only what changed since the last:
@@ -92,10 +79,8 @@ struct render_cache {
     uint32_t msg_said, msg_seen, msg_n;
     uint8_t msg_prompt;
     status_key_t status_key;
-    int turn_x;        /* the status line's column of the turn counter's text (render_status) */
-    int turn_len;      /* that text's length, whether the line shows it or not */
-    uint8_t sky[256];  /* by level_t.region value: the region is under the sky */
-    sky_few_t sky_few; /* the same, for sixteen cells at a time (sky_table) */
+    int turn_x;   /* the status line's column of the turn counter's text (render_status) */
+    int turn_len; /* that text's length, whether the line shows it or not */
 };
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
@@ -329,12 +314,15 @@ static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, cons
     return m;
 }
 
-/* Whether level cell i lies under the sky (an RF_SKY region): seen there
- * is shown as in sight. level_region_kind's lookup for a cell known to
- * lie on the level, without the call: it runs for many tiles a frame. */
-static bool sky_at(const game_t *g, const level_t *lv, size_t i)
+/* Whether level cell (x, y) lies under the sky (an RF_SKY region): seen
+ * there is shown as in sight. The level's sky bits when it has them
+ * (live: draw_map made them ready), else level_region_kind's lookup
+ * without the call: it runs for many tiles a frame. */
+static bool sky_at(const game_t *g, const level_t *lv, int x, int y)
 {
-    int r = lv->region[i];
+    if (lv->sky && lv->sky_ok)
+        return level_sky_xy(lv, x, y);
+    int r = lv->region[(size_t)y * (size_t)lv->w + (size_t)x];
     if (r < 1 || r > lv->nregions)
         return false;
     int k = lv->regions[r - 1].kind;
@@ -353,7 +341,7 @@ static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t
         screen_put(s, sx * m->tw, m->top + sy, ' ', STYLE_DEFAULT);
         return;
     }
-    bool vis = (lv->vis && lv->vis[i]) || (eyes && sky_at(g, lv, i));
+    bool vis = (lv->vis && lv->vis[i]) || (eyes && sky_at(g, lv, x, y));
     uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, x, y), k->glyph) : k->glyph;
     screen_put(s, sx * m->tw, m->top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
 }
@@ -789,12 +777,12 @@ static void marks_draw(game_t *g, render_cache_t *cache, const level_t *lv, cons
 
 /* One shadow row against the level: the planes as last drawn (was) and
  * as they are (now), n cells from the shadow's column x0 on (level cell
- * li). */
+ * li, at (lx, ly)). */
 typedef struct {
     uint8_t *was[3];
     const uint8_t *now[3];
     size_t li, n;
-    int x0, sy;
+    int x0, sy, lx, ly;
 } shadow_row_t;
 
 /* The shadow's row sy against the level (on the level: the caller checks). */
@@ -809,7 +797,9 @@ static shadow_row_t row_of(render_cache_t *cache, const level_t *lv, const map_v
                           li,
                           (size_t)(x1 - x0),
                           x0,
-                          sy};
+                          sy,
+                          m->ox + x0,
+                          m->oy + sy};
 }
 
 /* r moved to the next row down: the shadow's rows are vw + 2 cells apart,
@@ -821,7 +811,7 @@ static void row_next(shadow_row_t *r, const level_t *lv, const map_view_t *m)
         r->now[p] += lv->w;
     }
     r->li += (size_t)lv->w;
-    r->sy++;
+    r->sy++, r->ly++;
 }
 
 /* Bit j set where byte j of m (each 0 or -1) is set. */
@@ -864,36 +854,14 @@ static inline bool sixteen_diff(const shadow_row_t *r, size_t k, unsigned *ts, u
  * terrain: only a change of those touches the neighbours; a change of
  * visibility is the tile's own, and shows only on a seen tile not under
  * the sky (map_tile). */
-static inline void cell_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
-                                const shadow_row_t *r, size_t k)
+static inline void cell_changes(const level_t *lv, marks_t *mk, const shadow_row_t *r, size_t k)
 {
     int sx = r->x0 + (int)k;
     if (r->was[0][k] != r->now[0][k] || r->was[1][k] != r->now[1][k])
         mark_around(mk, sx, r->sy);
-    else if (r->was[2][k] != r->now[2][k] && r->now[1][k] && !cache->sky[lv->region[r->li + k]])
+    else if (r->was[2][k] != r->now[2][k] && r->now[1][k] &&
+             !level_sky_xy(lv, r->lx + (int)k, r->ly))
         mark(mk, sx, r->sy);
-}
-
-/* The bits of vis (cells of region, a bit each) whose region lies under
- * the sky. */
-static unsigned sky_bits(const render_cache_t *cache, const uint8_t *region, unsigned vis)
-{
-    const sky_few_t *f = &cache->sky_few;
-    if (f->mode == SKY_NONE)
-        return 0;
-    if (f->mode == SKY_TABLE) {
-        unsigned sky = 0;
-        for (unsigned b = vis; b; b &= b - 1)
-            sky |= cache->sky[region[__builtin_ctz(b)]] ? b & -b : 0;
-        return sky;
-    }
-    bytes16_t rg, eq = {0};
-    memcpy(&rg, region, 16);
-    for (int i = 0; i < f->n; i++)
-        eq |= (bytes16_t)(rg == f->v[i]);
-    if (f->mode == SKY_LIST)
-        return bits16((sbytes16_t)eq);
-    return bits16((sbytes16_t)(rg - 1 < f->top) & ~(sbytes16_t)eq); /* 1 to top, but those */
 }
 
 /* Sets bits (a few, at most 18) on row sy's marks from column bit i on. */
@@ -907,14 +875,13 @@ static void mark_bits(marks_t *mk, int sy, unsigned i, uint64_t bits)
 
 /* Marks the changes ts and vis (sixteen_diff's) of the sixteen cells from
  * at on, but those before from: cell_changes' marks, a row at a time. */
-static void sixteen_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
-                            const shadow_row_t *r, size_t at, size_t from, unsigned ts,
-                            unsigned vis)
+static void sixteen_changes(const level_t *lv, marks_t *mk, const shadow_row_t *r, size_t at,
+                            size_t from, unsigned ts, unsigned vis)
 {
     unsigned keep = 0xFFFFu << (from - at);
     ts &= keep, vis &= keep;
     if (vis)
-        vis &= ~sky_bits(cache, lv->region + r->li + at, vis);
+        vis &= ~level_sky16(lv, r->lx + (int)at, r->ly);
     unsigned i = (unsigned)(r->x0 + (int)at + 2); /* mark's bit of cell at */
     if (ts) { /* mark_around each: the cell and the two beside it, three rows */
         uint64_t around = (uint64_t)ts | (uint64_t)ts << 1 | (uint64_t)ts << 2;
@@ -928,8 +895,7 @@ static void sixteen_changes(render_cache_t *cache, const level_t *lv, marks_t *m
 /* Marks what changed on r's row, sixteen cells at a time (most rows, and
  * most of a changed row, are as they were; the last sixteen end at the
  * row's end), and takes a changed row into the shadow: whether it changed. */
-static bool row_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
-                        const shadow_row_t *row)
+static bool row_changes(const level_t *lv, marks_t *mk, const shadow_row_t *row)
 {
     const shadow_row_t rc = *row, *r = &rc; /* a const copy: no store reaches it */
     bool changed = false;
@@ -937,58 +903,28 @@ static bool row_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
     unsigned ts, vis;
     for (; r->n >= 16 && k + 16 <= r->n; k += 16)
         if (sixteen_diff(r, k, &ts, &vis)) {
-            sixteen_changes(cache, lv, mk, r, k, k, ts, vis);
+            sixteen_changes(lv, mk, r, k, k, ts, vis);
             changed = true;
         }
     if (r->n >= 16 && k < r->n && sixteen_diff(r, r->n - 16, &ts, &vis)) {
-        sixteen_changes(cache, lv, mk, r, r->n - 16, k, ts, vis);
+        sixteen_changes(lv, mk, r, r->n - 16, k, ts, vis);
         changed = true;
     }
     for (k = 0; r->n < 16 && k < r->n; k++) { /* a view narrower than sixteen tiles */
         changed |= r->was[0][k] != r->now[0][k] || r->was[1][k] != r->now[1][k] ||
                    r->was[2][k] != r->now[2][k];
-        cell_changes(cache, lv, mk, r, k);
+        cell_changes(lv, mk, r, k);
     }
     for (int p = 0; changed && p < 3; p++)
         memcpy(r->was[p], r->now[p], r->n);
     return changed;
 }
 
-/* cache->sky for lv's regions as they are now (sky_at by region value),
- * and cache->sky_few. */
-static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
-{
-    memset(cache->sky, 0, sizeof cache->sky);
-    int top = lv->nregions < 255 ? lv->nregions : 255, n = 0;
-    for (int r = 1; r <= top; r++) {
-        int k = lv->regions[r - 1].kind;
-        cache->sky[r] = k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
-        n += cache->sky[r];
-    }
-    sky_few_t *f = &cache->sky_few;
-    memset(&f->top, top, sizeof f->top);
-    f->mode = n == 0               ? SKY_NONE
-              : n <= SKY_FEW       ? SKY_LIST
-              : top - n <= SKY_FEW ? SKY_BUT
-                                   : SKY_TABLE;
-    f->n = 0;
-    for (int r = 1; r <= top && (f->mode == SKY_LIST || f->mode == SKY_BUT); r++)
-        if (cache->sky[r] == (f->mode == SKY_LIST))
-            memset(&f->v[f->n++], r, sizeof f->v[0]);
-}
-
-/* Whether the region of level cell li lies under the sky (cache->sky). */
-static bool sky_under(const render_cache_t *cache, const level_t *lv, size_t li)
-{
-    return cache->sky_few.mode != SKY_NONE && cache->sky[lv->region[li]];
-}
-
 /* r's row changed since the last frame only in the vis of the cells
  * level_t.flips holds (level_row_flipped): those cells are taken into
  * the shadow, and each that shows the change (a seen tile not under the
  * sky, as cell_changes) marked; the rest of the row is not read. */
-static void flip_changes(render_cache_t *cache, const level_t *lv, const map_view_t *m, marks_t *mk,
-                         const shadow_row_t *r)
+static void flip_changes(const level_t *lv, const map_view_t *m, marks_t *mk, const shadow_row_t *r)
 {
     size_t nw = level_flip_words(lv), lx0 = (size_t)(m->ox + r->x0);
     const uint64_t *row = lv->flips + (size_t)(m->oy + r->sy) * nw;
@@ -999,7 +935,7 @@ static void flip_changes(render_cache_t *cache, const level_t *lv, const map_vie
                 continue;
             size_t k = lx - lx0;
             r->was[2][k] ^= 1; /* vis is 0 or 1: a flip, not a read of the level's */
-            if (r->now[1][k] && !sky_under(cache, lv, r->li + k))
+            if (r->now[1][k] && !level_sky_xy(lv, (int)lx, r->ly))
                 mark(mk, r->x0 + (int)k, r->sy);
         }
 }
@@ -1009,16 +945,19 @@ static void flip_changes(render_cache_t *cache, const level_t *lv, const map_vie
  * the rows the level marked as written since the last frame are compared
  * (level_t.dirty): the others, among 10,000 games out of every cache,
  * are not read; of a row whose vis alone flipped (level_t.flips), only
- * the cells flipped. With verify, every row is compared after, and each
- * changed row the marks and flips left out is counted there (and drawn). */
+ * the cells flipped; which cells lie under the sky comes from level_t.sky,
+ * not the region bytes. With verify, every row is compared after, and each
+ * changed row the marks and flips left out is counted there (and drawn),
+ * as is a sky that no longer matches the level's regions. */
 static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
                         uint64_t *verify)
 {
     marks_t mk;
     memset(&mk, 0, sizeof mk);
     shadow_row_t r;
-    bool on = false;  /* r is row sy's: the rows on the level are one run */
-    bool sky = false; /* cache->sky made for this frame */
+    bool on = false; /* r is row sy's: the rows on the level are one run */
+    if (verify && level_sky_wrong(g, lv))
+        ++*verify; /* a region or kind changed without level_regions_changed */
     for (int sy = -1; sy <= m->vh; sy++) {
         if (shadow_row_on_level(lv, m, sy)) {
             if (on)
@@ -1027,11 +966,9 @@ static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
                 r = row_of(cache, lv, m, sy), on = true;
             bool marked = level_row_dirty(lv, m->oy + sy);
             bool flipped = !marked && level_row_flipped(lv, m->oy + sy);
-            if ((marked || flipped || verify) && !sky)
-                sky_table(g, lv, cache), sky = true;
             if (flipped)
-                flip_changes(cache, lv, m, &mk, &r);
-            if ((marked || verify) && row_changes(cache, lv, &mk, &r) && !marked)
+                flip_changes(lv, m, &mk, &r);
+            if ((marked || verify) && row_changes(lv, &mk, &r) && !marked)
                 ++*verify; /* a change neither marks nor flips told of */
         }
         marks_draw(g, cache, lv, m, &mk, sy - 1); /* no later row reaches it */
@@ -1110,6 +1047,7 @@ static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cac
 static int draw_map(game_t *g, screen_t *s, level_t *lv, const map_view_t *m, render_cache_t *cache,
                     bool full, uint64_t *verify)
 {
+    level_sky_ready(g, lv);
     if (full)
         map_terrain(g, s, lv, m);
     else

@@ -436,7 +436,8 @@ static void move_level(const snapkinds_t *k, level_t *lv, rd_t *in)
             lv->trap[i] = (uint8_t)((lv->trap[i] & TRAP_FOUND) | (to + 1));
     }
     level_all_changed(lv);
-    lv->hidden_ok = 0; /* kinds moved: a secret door may be one now, or no more */
+    lv->hidden_ok = 0;         /* kinds moved: a secret door may be one now, or no more */
+    level_regions_changed(lv); /* the regions' kinds move below: the sky made anew */
     for (int r = 0; r < lv->nregions && !in->bad; r++) {
         int to =
             lv->regions[r].kind < 0 ? -1 : moved(k, T_REGION, (unsigned)lv->regions[r].kind, in);

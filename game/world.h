@@ -95,6 +95,13 @@ typedef struct {
      * alone: the render reads them, not the row (level_vis_flipped). */
     uint64_t flip_rows;
     uint64_t *flips;
+    /* The cells that lie under the sky (an RF_SKY region's: seen there
+     * shows as in sight), a bit a cell, laid out as flips but for every
+     * row (live only, derived from region and regions, never saved): the
+     * render reads these, not the region bytes. Good while sky_ok: made
+     * by level_sky_ready, undone by level_live and level_regions_changed. */
+    uint64_t *sky;
+    uint8_t sky_ok;
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
     /* 0: no byte of trap has TRAP_FOUND, so the render reads none of them
      * (derived, never saved): set where a trap is found and on a load */

@@ -72,6 +72,7 @@ static void build_arena(game_t *g)
     level_t *lv = level_current(g);
     memset(lv->terrain, MAP_WALL, (size_t)lv->w * (size_t)lv->h);
     memset(lv->region, 0, (size_t)lv->w * (size_t)lv->h);
+    level_regions_changed(lv);
     for (int y = ROOM_Y; y < ROOM_Y + ROOM_H; y++)
         for (int x = ROOM_X; x < ROOM_X + ROOM_W; x++)
             lv->terrain[y * lv->w + x] = MAP_FLOOR;

@@ -336,6 +336,7 @@ START_TEST(runs_slide_on_over_slick_floors)
     for (int yy = cy - 5; yy <= cy + 5; yy++)
         for (int xx = cx - 5; xx <= cx + 5; xx++)
             lv->region[yy * lv->w + xx] = (uint8_t)(r + 1);
+    level_regions_changed(lv);
     for (int i = 0; i < 20; i++) {
         p = reg_get(&g->reg, g->player);
         p->x = (int16_t)(cx - 5), p->y = (int16_t)cy;

@@ -197,6 +197,7 @@ START_TEST(bolt_beyond_reach_is_not_cast)
     for (int y = p->y - 14; y <= p->y + 14; y++) /* a lit room: seen across */
         for (int x = p->x - 14; x <= p->x + 14; x++)
             lv->region[y * lv->w + x] = 1;
+    level_regions_changed(lv);
     lv->regions[0].lit = 1;
     lv->opaque_ok = 0;
     handle_t k = dummy(g, "kobold", 13, 0);
@@ -913,6 +914,7 @@ START_TEST(spark_beyond_reach_is_not_flung)
     for (int y = p->y - 14; y <= p->y + 14; y++)
         for (int x = p->x - 14; x <= p->x + 14; x++)
             lv->region[y * lv->w + x] = 1;
+    level_regions_changed(lv);
     lv->regions[0].lit = 1;
     lv->opaque_ok = 0;
     handle_t k = dummy(g, "kobold", 12, 0);

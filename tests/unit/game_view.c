@@ -518,6 +518,100 @@ START_TEST(kept_frame_follows_the_sky_of_each_region)
 }
 END_TEST
 
+/* The cells under the sky by the region bytes and kinds (as
+ * level_region_kind finds them) against level_t.sky, on the live level
+ * after a frame: how many lie under the sky (the test fails on one that
+ * differs). */
+static int sky_cells_checked(game_t *g, uint64_t seed, const char *when)
+{
+    level_t *lv = level_current(g);
+    if (!lv || !lv->vis)
+        return 0;
+    ck_assert_msg(lv->sky_ok, "seed %llu %s: the sky not made", (unsigned long long)seed, when);
+    int n = 0;
+    for (int y = 0; y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++) {
+            const region_kind_t *rk = level_region_kind(g, lv, x, y);
+            bool sky = rk && (rk->flags & RF_SKY);
+            ck_assert_msg(level_sky_xy(lv, x, y) == sky, "seed %llu %s: cell %d,%d %s",
+                          (unsigned long long)seed, when, x, y,
+                          sky ? "left out" : "not under the sky");
+            n += sky;
+        }
+    return n;
+}
+
+/* A frame of g checked against the frame drawn whole (unless whole is
+ * NULL), then the sky bits. */
+static int sky_frame(game_t *g, screen_t *whole, uint64_t seed, const char *when)
+{
+    game_view_t v = {0};
+    const screen_t *f = render_frame(g, 80, 24, &v);
+    ck_assert_ptr_nonnull(f);
+    if (whole) {
+        render_full(g, whole, &v);
+        same_screen(f, whole, seed, 0);
+    }
+    return sky_cells_checked(g, seed, when);
+}
+
+static void sky_walk(game_t *g, screen_t *whole, uint64_t seed, int n, const char *when)
+{
+    uint32_t r = (uint32_t)seed * 2654435761u;
+    for (int i = 0; i < n && g->state == GAME_RUNNING; i++) {
+        r = r * 1103515245u + 12345u;
+        key(g, (uint32_t)(unsigned char)"hjklyubn."[(r >> 16) % 9]);
+        sky_frame(g, whole, seed, when);
+    }
+}
+
+/* The render reads which cells lie under the sky from level_t.sky (a bit
+ * a cell, live only, never saved), not from the region bytes: after each
+ * frame it holds them in the town walked, on level 1, in the town again
+ * (the level made live anew), in the game loaded from a snapshot, and
+ * after the town's regions were cut anew and given other kinds between
+ * two frames; every frame but those after the cut (whose tiles the kept
+ * frame does not know changed: the game never cuts a live level) equals
+ * the frame drawn whole. */
+START_TEST(sky_bits_follow_the_regions)
+{
+    int16_t sky = region_kind_with(true), ground = region_kind_with(false);
+    screen_t *whole = screen_new(80, 24);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = game_new(C, seed, NULL);
+        key(g, 'x');
+        ck_assert_int_eq(g->depth, 0);
+        sky_walk(g, whole, seed, 30, "in the town");
+        ck_assert_int_gt(sky_frame(g, whole, seed, "in the town"), 0);
+        ck_assert_int_eq(level_enter(g, 1), 0);
+        vision_update(g);
+        ck_assert_int_eq(sky_frame(g, whole, seed, "on level 1"), 0);
+        sky_walk(g, whole, seed, 10, "on level 1");
+        ck_assert_int_eq(level_enter(g, 0), 0);
+        vision_update(g);
+        ck_assert_int_gt(sky_frame(g, whole, seed, "back in the town"), 0);
+        sky_walk(g, whole, seed, 10, "back in the town");
+        game_t *back = reloaded(g);
+        key(back, '.');
+        ck_assert_int_gt(sky_frame(back, whole, seed, "loaded"), 0);
+        game_free(back);
+        level_t *lv = level_current(g);
+        enum { REGIONS = 12 };
+        ck_assert_int_eq(level_set_regions(g, lv, REGIONS), 0);
+        for (int r = 1; r <= REGIONS; r++)
+            lv->regions[r - 1].kind = sky_pattern((int)(seed % 3) + 1, r, REGIONS) ? sky : ground;
+        for (int y = 0; y < lv->h; y++)
+            for (int x = 0; x < lv->w; x++)
+                lv->region[y * lv->w + x] =
+                    x % 29 == 7 || y % 11 == 5 ? 0 : (uint8_t)(1 + (x / 7 + y / 3) % REGIONS);
+        ck_assert_int_gt(sky_frame(g, NULL, seed, "regions cut anew"), 0);
+        sky_walk(g, NULL, seed, 20, "regions cut anew");
+        game_free(g);
+    }
+    screen_free(whole);
+}
+END_TEST
+
 /* Frames drawn as the daemon draws them, with stamps: each into a grid
  * that is a copy of the last frame sent (screen_copy passes its stamp on),
  * sometimes with a line drawn over it after the game's frame (a notice),
@@ -1231,6 +1325,7 @@ static void ch_region(game_t *g, game_view_t *v, uint32_t r)
     (void)v;
     level_t *lv = level_current(g);
     lv->region[pl(g)->y * lv->w + pl(g)->x] = (uint8_t)(r % (uint32_t)(lv->nregions + 1));
+    level_regions_changed(lv);
 }
 
 static void ch_race(game_t *g, game_view_t *v, uint32_t r)
@@ -1379,6 +1474,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, to_and_fro_flips_the_kept_difference);
     tcase_add_test(t, kept_frame_equals_whole_frame);
     tcase_add_test(t, kept_frame_follows_the_sky_of_each_region);
+    tcase_add_test(t, sky_bits_follow_the_regions);
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
     tcase_add_test(t, sideways_walks_keep_their_bytes);
