@@ -206,6 +206,21 @@ static void view_flip(level_t *lv, const fov_box_t *b, const uint64_t *diff)
     }
 }
 
+/* A scan's change of vis recorded for the render as flips, not as marked
+ * rows: the old view (was, packed over old) and the new one (over box)
+ * each XORed in, so the cells that changed hold 1 (vis is 0 outside a
+ * view's sight box). Rows whose memory grew are marked (remember_seen). */
+static void scan_flipped(level_t *lv, const fov_box_t *old, const uint64_t *was,
+                         const fov_box_t *box)
+{
+    uint64_t now[VISION_KEPT_WORDS];
+    view_pack(lv, box, now);
+    for (int y = old->y0; y < old->y1; y++)
+        level_vis_flipped(lv, y, old->x0, was + 2 * (y - old->y0));
+    for (int y = box->y0; y < box->y1; y++)
+        level_vis_flipped(lv, y, box->x0, now + 2 * (y - box->y0));
+}
+
 static bool box_same(const fov_box_t *a, const fov_box_t *b)
 {
     return a->x0 == b->x0 && a->y0 == b->y0 && a->x1 == b->x1 && a->y1 == b->y1;
@@ -286,12 +301,10 @@ void vision_update(game_t *g)
     int reach = view_make(lv, p->x, p->y, radius, &box, had ? prev : NULL, &back);
     if (reach < 0)
         return;
-    if (!back && had) { /* a scan: vis was cleared whole, and was 0 outside the old box */
-        level_rows_changed(lv, old.y0, old.y1);
-        level_rows_changed(lv, box.y0, box.y1);
-    } else if (!back) { /* where the last view lay is not known here */
+    if (!back && had) /* a scan: vis was cleared whole, and was 0 outside the old box */
+        scan_flipped(lv, &old, prev, &box);
+    else if (!back) /* where the last view lay is not known here */
         level_all_changed(lv);
-    }
     if (had) {
         lv->kept_diff = back && box_same(&old, &box);
         if (!lv->kept_diff)

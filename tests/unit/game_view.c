@@ -392,6 +392,54 @@ static void same_screen(const screen_t *a, const screen_t *b, uint64_t seed, int
     }
 }
 
+/* Walks over known ground in the town (eight steps one way, eight back,
+ * three times: after the first way, nearly every step is to a new place,
+ * a scan, and sees nothing not seen before), a frame after every key: a
+ * scan's change of sight is recorded as flips of the cells that changed
+ * (check_flips), not as rows the render compares whole, and each frame
+ * equals the frame drawn whole. */
+START_TEST(scans_over_known_ground_flip_the_cells_that_changed)
+{
+    screen_t *whole = screen_new(80, 24);
+    int steps = 0, flipped_only = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = game_new(C, seed, NULL);
+        key(g, 'x');
+        ck_assert_int_eq(g->depth, 0);
+        uint8_t *was = NULL;
+        for (int i = 0; i < 3 * 16 * 4 && g->state == GAME_RUNNING; i++) {
+            const char *way = i / 64 % 2 ? "jk" : "lh";
+            key(g, (uint32_t)(unsigned char)way[i / 8 % 2]);
+            const level_t *lv = level_current(g);
+            if (was && i >= 16) { /* the first way there and back seen */
+                check_flips(lv, was, seed, i);
+                steps++;
+                flipped_only += !lv->dirty && lv->flip_rows;
+            }
+            game_view_t v = {0};
+            const screen_t *f = render_frame(g, 80, 24, &v);
+            ck_assert_ptr_nonnull(f);
+            render_full(g, whole, &v);
+            same_screen(f, whole, seed, i);
+            free(was);
+            was = NULL;
+            if (lv->flip_rows || lv->dirty)
+                continue;
+            size_t n = (size_t)lv->w * (size_t)lv->h;
+            was = malloc(n);
+            ck_assert_ptr_nonnull(was);
+            memcpy(was, lv->vis, n);
+        }
+        free(was);
+        game_free(g);
+    }
+    screen_free(whole);
+    ck_assert_int_gt(steps, 500);
+    ck_assert_msg(flipped_only * 2 > steps, "%d of %d steps left no row to compare whole",
+                  flipped_only, steps);
+}
+END_TEST
+
 /* Long random games (moves, waits, stairs, item screens, help, history,
  * travel, the look cursor, Esc), watched now and then by a second viewer
  * at another size and with two-cell tiles: every frame drawn from the
@@ -1480,6 +1528,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, sideways_walks_keep_their_bytes);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
     tcase_add_test(t, view_flips_name_the_cells_that_changed);
+    tcase_add_test(t, scans_over_known_ground_flip_the_cells_that_changed);
     tcase_add_test(t, anchor_rule_band_and_moves);
     tcase_add_test(t, view_moves_least_down_and_stays_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
