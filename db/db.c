@@ -1677,8 +1677,12 @@ static int open_sqlite(db_core_t *db, const db_guard_t *g, db_opened_t *out, cha
 
 /* A PostgreSQL server: the writer's connection (which migrates it), the
  * readers'. The file guards are SQLite's: the server keeps its own files. */
-static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
+static int open_pg(db_core_t *db, const db_guard_t *g, db_opened_t *out, char *err, size_t errlen)
 {
+    int wait = g && g->lock_wait_ms > 0 ? g->lock_wait_ms : DB_LOCK_WAIT_MS;
+    db->wconn.lock_wait_ms = wait;
+    for (int i = 0; i < DB_WRITERS - 1; i++)
+        db->wmore[i].lock_wait_ms = wait;
     db_opened_t found;
     if (!out)
         out = &found;

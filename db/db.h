@@ -74,7 +74,7 @@ enum {
     DB_ELEASE = -7,    /* a fenced write of a game whose lease this node does not hold */
     DB_ECONFLICT = -8, /* PostgreSQL ended it for another transaction's locks (a
                         * deadlock, a serialization failure, a lock waited for over
-                        * DB_LOCK_WAIT_MS) on every one of its tries
+                        * db_guard_t.lock_wait_ms) on every one of its tries
                         * (the writer runs such a transaction again, 3 tries in all):
                         * nothing done, try again */
 };
@@ -84,17 +84,20 @@ enum {
  * message says the number too). */
 #define DB_CONFLICT_TRIES 3
 /* How long a writer's statement waits for another transaction's lock on
- * PostgreSQL (the writers' lock_timeout; migrations wait as long as it
- * takes): then it ends as a conflict (55P03) and the batch is run again,
- * so a session that holds rows for long holds up a writer for a few
- * times this, never until it lets go: a try waits once (its batch
- * ended at the first wait), the last try once at once and once more for
- * each op that meets a held lock as it runs op by op (each fails alone),
- * so 4 waits for a batch of one such op (about 2 s). Less than the
- * server's deadlock_timeout (1 s by default): a deadlock ends this way
- * before it is looked for. */
+ * PostgreSQL unless db_guard_t.lock_wait_ms says (the writers'
+ * lock_timeout; migrations wait as long as it takes): then it ends as a
+ * conflict (55P03) and the batch is run again, so a session that holds
+ * rows for long holds up a writer for a few times this, never until it
+ * lets go: a try waits once (its batch ended at the first wait), the
+ * last try once at once and once more for each op that meets a held
+ * lock as it runs op by op (each fails alone), so 4 waits for a batch of
+ * one such op (about 2 s). Less than the server's deadlock_timeout (1 s
+ * by default): a deadlock ends this way before it is looked for.
+ * DB_LOCK_WAIT_MIN, _MAX: the bounds a setting of it keeps to (0 is
+ * PostgreSQL's "wait for ever": never). */
 #define DB_LOCK_WAIT_MS   500
-#define DB_LOCK_WAIT_TEXT "over 0.5 s" /* for messages */
+#define DB_LOCK_WAIT_MIN  10
+#define DB_LOCK_WAIT_MAX  60000
 #define DB_CONFLICT_MSG                                                               \
     "the database was busy with another transaction on the same rows (a deadlock, a " \
     "serialization failure or a lock held too long, on 3 tries); nothing changed, try again"
@@ -251,10 +254,13 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
  * the database's mode), and an existing database, -wal, -shm or PATH.id
  * that others may read (any mode but 0600 or 0640) is narrowed to 0600. */
 typedef struct {
-    int busy_ms;  /* a write waits this long for another program's lock, then fails (0: 5000) */
-    int check_ms; /* PRAGMA quick_check at open may run this long (0: no check); a file it
+    int busy_ms;      /* a write waits this long for another program's lock, then fails (0: 5000) */
+    int lock_wait_ms; /* PostgreSQL: a writer's statement waits this long for another
+                         transaction's row lock, then its batch is tried again (0:
+                         DB_LOCK_WAIT_MS) */
+    int check_ms;     /* PRAGMA quick_check at open may run this long (0: no check); a file it
                      finds damaged is refused, one it had no time for is opened */
-    bool keep_id; /* the database's id (stored in it) is kept in PATH.id: with PATH.id there,
+    bool keep_id;     /* the database's id (stored in it) is kept in PATH.id: with PATH.id there,
                      a missing, empty or different database is refused, never made anew */
     const char *daily_secret; /* the daily game's secret (DB_SECRET_HEX hex digits) stored in
                                  the database if it holds none yet (one statement: of nodes

@@ -707,6 +707,7 @@ typedef struct {
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
     bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
+    int lock_wait_ms;       /* PostgreSQL: a writer's lock_timeout (0: DB_LOCK_WAIT_MS) */
     bool lazy;     /* PostgreSQL: the batch under way is all db_op_t.lazy (db.c's write_batch) */
     bool retry;    /* a conflict ends the whole transaction, to be run again (db_retry.c) */
     int pg_first;  /* PostgreSQL: the URL's host that answered last (db_pg.c) */

@@ -357,18 +357,33 @@ static int exec_sql(db_conn_t *c, const char *sql)
  * node stopped mid-batch (SIGSTOP, a frozen machine), whose row locks (a
  * game's lease: db_lease.c) would hold up every other node; the server
  * ends that session, and its batch, which was never answered. Nor does
- * it wait long for another's locks (DB_LOCK_WAIT_MS): a session holding
+ * it wait long for another's locks (db_guard_t.lock_wait_ms): a session holding
  * rows (an operator's psql, another node's long batch) would hold up the
  * writer, and every write queued behind it, until it let go. */
-#define NUM_(n)       #n
-#define NUM(n)        NUM_(n)
-#define LOCK_WAIT_SQL "SET lock_timeout = '" NUM(DB_LOCK_WAIT_MS) "ms'"
-static const char *setup_sql(const db_conn_t *c)
+#define SETUP_SQL_MAX 256
+
+static int lock_wait_ms(const db_conn_t *c)
 {
-    return c->pg_reader ? "SET default_transaction_read_only = on; "
-                          "SET application_name = 'warrend reader'"
-                        : "SET application_name = 'warrend writer'; "
-                          "SET idle_in_transaction_session_timeout = '10s'; " LOCK_WAIT_SQL;
+    return c->lock_wait_ms > 0 ? c->lock_wait_ms : DB_LOCK_WAIT_MS;
+}
+
+/* The writer's lock_timeout (db_guard_t.lock_wait_ms) as SQL, into out. */
+static const char *lock_wait_sql(const db_conn_t *c, char *out, size_t n)
+{
+    snprintf(out, n, "SET lock_timeout = '%dms'", lock_wait_ms(c));
+    return out;
+}
+
+static const char *setup_sql(const db_conn_t *c, char *out, size_t n)
+{
+    if (c->pg_reader)
+        return "SET default_transaction_read_only = on; SET application_name = 'warrend reader'";
+    char wait[64];
+    snprintf(out, n,
+             "SET application_name = 'warrend writer'; "
+             "SET idle_in_transaction_session_timeout = '10s'; %s",
+             lock_wait_sql(c, wait, sizeof wait));
+    return out;
 }
 
 /* ---- connecting again: the host that answered last tried first ---------------------- */
@@ -488,7 +503,8 @@ static void revive(db_conn_t *c)
     if (PQstatus(pgc(c)) != CONNECTION_OK)
         return;
     c->pg_first = answered(pgc(c));
-    exec_sql(c, setup_sql(c));
+    char sql[SETUP_SQL_MAX];
+    exec_sql(c, setup_sql(c, sql, sizeof sql));
 }
 
 /* A lazy batch's transaction (db_conn_t.lazy, db_op_t.lazy): its COMMIT
@@ -896,7 +912,8 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
     PQsetNoticeProcessor(h, quiet, NULL);
     c->pg_reader = read_only;
     c->pg_first = answered(h);
-    if (exec_sql(c, setup_sql(c)) != DB_OK) {
+    char sql[SETUP_SQL_MAX];
+    if (exec_sql(c, setup_sql(c, sql, sizeof sql)) != DB_OK) {
         snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
         return DB_ERR;
     }
@@ -986,7 +1003,9 @@ int db_pg_migrate(db_conn_t *c, int *version, char *err, size_t errlen)
     }
     int ret = migrate_locked(c, version, err, errlen);
     exec_sql(c, "SELECT pg_advisory_unlock(" MIGRATE_LOCK ")");
-    if (!c->pg_reader && exec_sql(c, LOCK_WAIT_SQL) != DB_OK && ret == DB_OK) {
+    char wait[64];
+    if (!c->pg_reader && exec_sql(c, lock_wait_sql(c, wait, sizeof wait)) != DB_OK &&
+        ret == DB_OK) {
         snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
         ret = DB_ERR;
     }

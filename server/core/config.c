@@ -155,6 +155,9 @@ static const opt_t opts[] = {
      "MS the quick check of the database at start may take, 0 = none (10000)"},
     {"db-busy-ms", OPT_INT, S(db_busy_ms), 1, 3600000, "5000",
      "MS a write waits for another program's lock on the database (5000)"},
+    {"db-lock-wait-ms", OPT_INT, S(db_lock_wait_ms), DB_LOCK_WAIT_MIN, DB_LOCK_WAIT_MAX, "500",
+     "MS a write waits for a row another PostgreSQL session holds before its batch is tried "
+     "again (3 tries, then it fails as busy; 500)"},
     /* nodes */
     {"node", OPT_NODE, S(node), 0, 0, "",
      "NAME this daemon among several on one PostgreSQL: A-Z a-z 0-9 . _ -; empty: the host's "

@@ -68,6 +68,7 @@ typedef struct {
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
     int db_check_ms;     /* the quick check at start may run this long; 0 = none */
     int db_busy_ms;      /* a write waits this long for another program's lock */
+    int db_lock_wait_ms; /* PostgreSQL: a write waits this long for another's row lock */
     /* nodes: several daemons on one PostgreSQL (lease.h) */
     char node[64];      /* this daemon's name: [A-Za-z0-9._-], default the host's name */
     int lease_ttl_ms;   /* a game's lease lasts this long unrenewed (10000) */

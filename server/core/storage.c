@@ -208,6 +208,7 @@ int storage_open(server_t *s, const char *daily_secret, char *held)
     char err[1024];
     db_opened_t found;
     db_guard_t g = {.busy_ms = s->cfg.db_busy_ms,
+                    .lock_wait_ms = s->cfg.db_lock_wait_ms,
                     .check_ms = s->cfg.db_check_ms,
                     .keep_id = true,
                     .daily_secret = daily_secret,
@@ -233,33 +234,36 @@ static const logcap_kind_t SAY_CONFLICT = {
     .max = 2 * STORAGE_CONFLICT_LINES,
 };
 
-/* What a conflict's SQLSTATE is, in words. */
-static const char *conflict_words(const char *state)
+/* What a conflict's SQLSTATE is, in words, into out (wait_ms: the
+ * writers' lock wait, db-lock-wait-ms). */
+static const char *conflict_words(const char *state, int wait_ms, char *out, size_t n)
 {
     static const struct {
         const char *state, *words;
+        bool wait; /* the wait follows, in seconds */
     } names[] = {
-        {"40P01", "a deadlock"},
-        {"40001", "a serialization failure"},
-        {"55P03", "a lock waited for " DB_LOCK_WAIT_TEXT},
+        {"40P01", "a deadlock", false},
+        {"40001", "a serialization failure", false},
+        {"55P03", "a lock waited for over", true},
     };
+    snprintf(out, n, "a conflict");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(state, names[i].state) == 0)
-            return names[i].words;
-    return "a conflict";
+            snprintf(out, n, names[i].wait ? "%s %g s" : "%s", names[i].words, wait_ms / 1000.0);
+    return out;
 }
 
 /* A writer thread's: logcap and the log take any thread. */
 static void on_conflict(void *ud, const db_conflict_t *w)
 {
     server_t *s = ud;
-    char addr[32];
+    char addr[32], words[64];
     snprintf(addr, sizeof addr, "SQLSTATE %s", w->sqlstate[0] ? w->sqlstate : "?");
     logcap_say(s->strangers, (uint64_t)mono_ms(), LOG_WARN, &SAY_CONFLICT, addr,
                "database: a write transaction met %s (%s) in %s, a batch of %zu ops (%s); "
                "try %d of %d, %s",
-               conflict_words(w->sqlstate), addr, w->op[0] ? w->op : "?", w->ops, w->kinds,
-               w->tried, w->tries,
+               conflict_words(w->sqlstate, s->cfg.db_lock_wait_ms, words, sizeof words), addr,
+               w->op[0] ? w->op : "?", w->ops, w->kinds, w->tried, w->tries,
                w->again ? "run again" : "its op fails (told to its caller), the rest stored");
 }
 
