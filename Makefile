@@ -200,7 +200,7 @@ PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild
              test_watch_nodes.py test_watch_moved.py test_hosted_nodes.py test_hosted_survive.py \
              test_kick_nodes.py test_logout_nodes.py test_mail_relogin.py test_node_events.py \
              test_notify_forged.py test_peer_attack.py test_peer_versions.py test_storage_pg.py \
-             test_delete_nodes.py test_db_conflict.py
+             test_delete_nodes.py test_db_conflict.py test_db_lock_wait.py
 # The integration suites run as TEST_WORKERS pytest processes at once
 # (pytest-xdist; default: one per core): most of their time is spent
 # waiting on sockets. Each worker has its own temporary directories, ports

@@ -31,8 +31,9 @@ typedef struct {
  * its loops free once they are answered): what another batch taken
  * meanwhile must stay apart from. */
 typedef struct {
-    bool on;  /* a batch is being written */
-    bool any; /* it holds a write whose game is not said, or too many to compare */
+    bool on;       /* a batch is being written */
+    bool any;      /* it holds a write whose game is not said, or too many to compare */
+    bool accounts; /* it holds an account's writes only, none a new account (account_only) */
     int n;
     int64_t games[DB_OVERLAP_MAX];
 } db_busy_t;
@@ -734,13 +735,26 @@ static int64_t game_key(const db_op_t *op)
     return lone_append(op) ? game_of(op) : op->game;
 }
 
+/* Whether op is an account's write (DB_OP_NO_GAME) that makes no row
+ * another write refers to: a new account's row is one (its game's row
+ * and its sessions refer to it), so a batch that makes one is no
+ * account's batch for busy_set. */
+static bool account_only(const db_op_t *op)
+{
+    if (op->game != DB_OP_NO_GAME || lone_append(op) || op->run || op->used == 0)
+        return false;
+    return ((const db_rec_t *)op->mem)->stmt != DB_STMT_USER_INSERT;
+}
+
 /* What batch b, about to be written, holds. Journal appends may be
  * written beside it, on another connection, and commit before it, only
  * if it is short and says every op's game (none of a lease's or a
  * node's row, which any append may read). */
 static void busy_set(db_busy_t *busy, const db_list_t *b)
 {
-    *busy = (db_busy_t){.on = b->head != NULL};
+    *busy = (db_busy_t){.on = b->head != NULL, .accounts = b->head != NULL};
+    for (const db_op_t *op = b->head; op && busy->accounts; op = op->next)
+        busy->accounts = account_only(op);
     for (const db_op_t *op = b->head; op && !busy->any; op = op->next) {
         int64_t g = game_key(op);
         busy->any = g == 0 || busy->n == DB_OVERLAP_MAX;
@@ -772,10 +786,15 @@ static bool apart(const db_op_t *op, const db_busy_t *busy)
  * their order, its first rows before its journal.
  * Where lazy commits are kept apart (PostgreSQL), a batch holds lazy ops
  * only (db_op_t.lazy: game rows, whose commit waits for no flush and no
- * standby) or none: the first op it takes says which. An append passed
- * by a lazy batch holds back only the ops of its own game; a lazy op
- * passed by a batch that waits holds back every other write, as any op
- * left does. */
+ * standby) or none, and an account's ops (DB_OP_NO_GAME: a lock, a ban,
+ * a password, whose row another session may hold for as long as the
+ * writers' lock wait) only or none: the first op it takes says which.
+ * So no key's append waits in a batch for an account's row, and as no
+ * other write reads such a batch's rows, every other write may be
+ * written beside it meanwhile (another account's stays behind it). An
+ * append passed by a lazy or an account's batch holds back only the ops
+ * of its own game; an op passed by a batch of another kind holds back
+ * every other write, as any op left does. */
 #define DB_BULK_STEPS 24
 #define DB_BULK_BYTES (64 * 1024)
 #define DB_LEFT_MAX   64   /* games of ops left behind that a take keeps apart */
@@ -787,12 +806,16 @@ typedef struct {
     bool all; /* something left behind orders with every game */
     int steps;
     size_t bytes;
-    bool split;  /* lazy ops go in batches of their own */
-    int kind;    /* of the ops taken: 0 none yet, else DB_TAKE_WAITS or DB_TAKE_LAZY */
-    bool passed; /* an append was left as the batch is lazy */
+    bool split;  /* lazy ops, and an account's, go in batches of their own */
+    int kind;    /* of the ops taken: 0 none yet, else DB_TAKE_* */
+    bool passed; /* an append was left as the batch is of another kind */
+    /* the batches in flight hold an account's writes only: no other
+     * write reads their rows, so any other goes beside them (not only
+     * appends), and an account's stay behind them, in their order */
+    bool accounts_busy;
 } db_left_t;
 
-enum { DB_TAKE_WAITS = 1, DB_TAKE_LAZY };
+enum { DB_TAKE_WAITS = 1, DB_TAKE_LAZY, DB_TAKE_ACCOUNT };
 /* What takes says of an op: taken, left (the others after it keep their
  * order behind it), or passed (an append a lazy batch does not hold:
  * only its game's ops stay behind it). */
@@ -821,9 +844,21 @@ static void leave(db_left_t *l, const db_op_t *op)
 
 /* Whether a take takes op, queued after the nleft ops left in l (other:
  * the batch in flight, if any; beside it only appends go). */
+/* The kind of batch op goes in (db_left_t.kind). */
+static int take_kind(const db_left_t *l, const db_op_t *op)
+{
+    if (!l->split)
+        return DB_TAKE_WAITS;
+    if (op->lazy)
+        return DB_TAKE_LAZY;
+    return op->game == DB_OP_NO_GAME && !lone_append(op) ? DB_TAKE_ACCOUNT : DB_TAKE_WAITS;
+}
+
 static int takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nleft)
 {
-    int kind = l->split && op->lazy ? DB_TAKE_LAZY : DB_TAKE_WAITS;
+    int kind = take_kind(l, op);
+    if (l->accounts_busy && kind == DB_TAKE_ACCOUNT)
+        return DB_LEFT;
     if (l->kind && kind != l->kind)
         return lone_append(op) ? DB_PASSED : DB_LEFT;
     if (lone_append(op)) {
@@ -845,15 +880,17 @@ static int takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nl
 
 /* The batches the writers other than me are writing, as one (wmu held):
  * NULL when none is; any when one holds a write whose game is not said,
- * or together more games than a busy set holds. */
+ * or together more games than a busy set holds; accounts when each holds
+ * an account's writes only. */
 static const db_busy_t *others_busy(const db_core_t *db, int me, db_busy_t *out)
 {
-    *out = (db_busy_t){.on = false};
+    *out = (db_busy_t){.on = false, .accounts = true};
     for (int i = 0; i < DB_WRITERS; i++) {
         const db_busy_t *o = &db->busy[i];
         if (i == me || !o->on)
             continue;
         out->on = true;
+        out->accounts &= o->accounts;
         out->any |= o->any || out->n + o->n > DB_OVERLAP_MAX;
         for (int k = 0; k < o->n && !out->any; k++)
             out->games[out->n++] = o->games[k];
@@ -864,9 +901,11 @@ static const db_busy_t *others_busy(const db_core_t *db, int me, db_busy_t *out)
 /* What writer me takes from the queue (wmu held; see db_left_t): beside
  * the batches being written, at most DB_OVERLAP_MAX journal appends apart
  * from them (PostgreSQL then flushes the commits together, or this one
- * right after another's flush instead of after its round trip too). A
- * third writer lets a key's append go while a game start's batch and
- * another batch of appends are both in their commit. */
+ * right after another's flush instead of after its round trip too);
+ * beside an account's batches, what it would take with none in flight
+ * but an account's writes. A third writer lets a key's append go while
+ * a game start's batch and another batch of appends are both in their
+ * commit. */
 static db_list_t take(db_core_t *db, int me)
 {
     db_list_t b = {NULL, NULL};
@@ -874,7 +913,9 @@ static db_list_t take(db_core_t *db, int me)
     const db_busy_t *other = others_busy(db, me, &busy);
     if (other && other->any)
         return b;
-    db_left_t l = {.split = db->lazy_apart};
+    db_left_t l = {.split = db->lazy_apart, .accounts_busy = other && other->accounts};
+    if (l.accounts_busy)
+        other = NULL; /* as if none were in flight, for all but an account's writes */
     int nleft = 0, ntaken = 0, scanned = 0;
     db_op_t **at = &db->wq.head, *prev = NULL;
     while (*at && scanned++ < DB_SCAN_MAX && !(other && ntaken == DB_OVERLAP_MAX)) {
@@ -896,7 +937,7 @@ static db_list_t take(db_core_t *db, int me)
     }
     if (!*at) /* walked to the end: the last op left is the tail */
         db->wq.tail = prev;
-    if (b.head && other)
+    if (b.head && busy.on)
         atomic_fetch_add(&db->overlaps, 1);
     return b;
 }
@@ -1808,8 +1849,8 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     pthread_cond_init(&db->rcv, NULL);
     db->file.fd = -1;
     db_ids_init(&db->ids, wake_writer, db);
-    int ret =
-        db_pg_is_url(path) ? open_pg(db, out, err, errlen) : open_sqlite(db, g, out, err, errlen);
+    int ret = db_pg_is_url(path) ? open_pg(db, g, out, err, errlen)
+                                 : open_sqlite(db, g, out, err, errlen);
     char secret[DB_SECRET_HEX + 1];
     if (ret == DB_OK && g && (g->daily_secret || g->daily_read))
         ret =

@@ -232,11 +232,17 @@ void db_op_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs)
     add_step(op, stmt, args, nargs, len, size);
 }
 
+#define DB_ACCOUNT_ROW_(s) [DB_STMT_##s] = true,
+static const bool account_stmt[DB_STMT_COUNT] = {DB_ACCOUNT_STMTS(DB_ACCOUNT_ROW_)};
+#undef DB_ACCOUNT_ROW_
+
 void db_queue(db_t *db, db_cb_t cb, int64_t id, int stmt, const db_arg_t *args, size_t nargs)
 {
     size_t len[DB_PARAMS_MAX], size = nargs <= DB_PARAMS_MAX ? step_size(args, nargs, len) : 0;
     db_op_t *op = op_new(db, cb, id, size);
     add_step(op, stmt, args, nargs, len, size);
+    if (stmt >= 0 && stmt < DB_STMT_COUNT && account_stmt[stmt])
+        db_op_game(op, DB_OP_NO_GAME);
     db_submit(db, op);
 }
 

@@ -224,7 +224,9 @@ START_TEST(group_commit_undoes_a_failing_op_alone)
     db_journal_append(f.db, g, 30, (const uint8_t *)"x", 1, 5, fx_on_done, &gap);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s1);
-    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    /* the appends and the gap in one, the account's write in a batch of
+     * its own (db.c's take: a row of it may be held by another session) */
+    ck_assert_uint_eq(s1.commits - s0.commits, 2);
     ck_assert_uint_eq(s1.writes - s0.writes, 22);
     for (int i = 0; i < 20; i++)
         ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
@@ -1494,6 +1496,95 @@ START_TEST(a_conflict_on_every_try_fails_its_op_alone_after_the_tries)
 }
 END_TEST
 
+/* A session holding Ann's users row (FOR UPDATE, its transaction left
+ * open): its connection. */
+static PGconn *hold_user_row(const fx_t *f, const char *name)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "BEGIN; SELECT id FROM users WHERE name = '%s' FOR UPDATE", name);
+    PGconn *c = PQconnectdb(f->path);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
+    PQclear(r);
+    return c;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The loop's turns until d is answered: the ms it took from start. */
+static double answered_after(fx_t *f, const fx_done_t *d, double start)
+{
+    while (d->calls == 0)
+        uv_run(&f->loop, UV_RUN_ONCE);
+    return now_ms() - start;
+}
+
+/* Whether a writer of the daemon waits for a lock now (seen by c). */
+static bool writer_waits(PGconn *c)
+{
+    PGresult *r = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                            "'warrend writer' AND wait_event_type = 'Lock'");
+    bool waits = PQresultStatus(r) == PGRES_TUPLES_OK && atoi(PQgetvalue(r, 0, 0)) > 0;
+    PQclear(r);
+    return waits;
+}
+
+/* A lock of an account whose row another session holds waits for it
+ * (DB_LOCK_WAIT_MS a try, then fails as a conflict), but holds up no
+ * other game's append: one queued with it (the same flush) and one
+ * queued while its writer waits are each stored and answered well
+ * before a single lock wait, long before the lock is given up on. */
+START_TEST(an_accounts_held_row_holds_up_no_other_games_append)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t ann = make_user(&f, "Ann", "ann");
+    int64_t g = make_game(&f, make_user(&f, "Bo", "bo"));
+    fx_done_t first = {0};
+    db_journal_append(f.db, g, 1, (const uint8_t *)"a", 1, 0, fx_on_done, &first);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(first.status, DB_OK);
+    PGconn *held = hold_user_row(&f, "Ann");
+    PGconn *look = PQconnectdb(f.path);
+    fx_done_t lock = {0}, with = {0}, later = {0};
+    double start = now_ms();
+    db_set_autoflush(f.db, false);
+    db_user_set_locked(f.db, ann, true, fx_on_done, &lock);
+    db_journal_append(f.db, g, 2, (const uint8_t *)"b", 1, 0, fx_on_done, &with);
+    db_flush(f.db);
+    double with_ms = answered_after(&f, &with, start);
+    while (!writer_waits(look) && lock.calls == 0)
+        uv_run(&f.loop, UV_RUN_NOWAIT);
+    double later_start = now_ms();
+    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, fx_on_done, &later);
+    db_flush(f.db);
+    double later_ms = answered_after(&f, &later, later_start);
+    bool lock_waited = lock.calls == 0;
+    answered_after(&f, &lock, start);
+    double lock_ms = now_ms() - start;
+    db_set_autoflush(f.db, true);
+    PQclear(PQexec(held, "ROLLBACK"));
+    PQfinish(held);
+    PQfinish(look);
+    ck_assert_int_eq(with.status, DB_OK);
+    ck_assert_int_eq(later.status, DB_OK);
+    ck_assert_int_eq(lock.status, DB_ECONFLICT);
+    ck_assert_msg(lock_waited, "the lock was answered before the later append");
+    ck_assert_msg(with_ms < DB_LOCK_WAIT_MS / 2, "an append in the lock's flush: %.0f ms", with_ms);
+    ck_assert_msg(later_ms < DB_LOCK_WAIT_MS / 2, "an append while the lock waits: %.0f ms",
+                  later_ms);
+    ck_assert_msg(lock_ms >= 3 * DB_LOCK_WAIT_MS, "the lock's tries: %.0f ms", lock_ms);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM journal"), 3);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE locked <> 0"), 0);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -1507,6 +1598,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
     tcase_add_test(t, a_conflict_is_passed_by_running_the_batch_again);
     tcase_add_test(t, a_conflict_on_every_try_fails_its_op_alone_after_the_tries);
+    tcase_add_test(t, an_accounts_held_row_holds_up_no_other_games_append);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
     tcase_add_test(t, a_games_rows_commit_in_order_across_two_writers);
     tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
