@@ -998,17 +998,6 @@ void db_submit(db_t *db, db_op_t *op);
 void db_queue(db_t *db, db_cb_t cb, int64_t id, int stmt, const db_arg_t *args, size_t nargs);
 void db_op_free(db_op_t *op);
 #define DB_OP_NO_GAME (-1)
-/* The statements that touch an account's own rows only (its users row
- * but for its key, its sessions, mail, bans, mutes): none a journal
- * append or a game's write reads or locks, so an op of one of them is
- * DB_OP_NO_GAME unless it says otherwise (db_queue): it waits for a row
- * another session holds without holding up other games' writes. */
-#define DB_ACCOUNT_STMTS(X)                                                                  \
-    X(USER_SET_PW)                                                                           \
-    X(USER_SET_OPTIONS)                                                                      \
-    X(USER_SET_LOCKED)                                                                       \
-    X(USER_RENAME) X(SESSION_DELETE) X(SESSIONS_DELETE_USER) X(SESSION_PURGE) X(MAIL_INSERT) \
-        X(MAIL_SEEN) X(MAIL_PURGE) X(BAN_PUT) X(BAN_DELETE) X(MUTE_PUT) X(MUTE_DELETE)
 /* Says whose rows op touches (db_op_t.game); NULL op is a no-op. */
 void db_op_game(db_op_t *op, int64_t game);
 /* Says op may commit without waiting for the disk or a standby

@@ -232,16 +232,33 @@ void db_op_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs)
     add_step(op, stmt, args, nargs, len, size);
 }
 
-#define DB_ACCOUNT_ROW_(s) [DB_STMT_##s] = true,
-static const bool account_stmt[DB_STMT_COUNT] = {DB_ACCOUNT_STMTS(DB_ACCOUNT_ROW_)};
-#undef DB_ACCOUNT_ROW_
+/* The statements that touch an account's own rows only (its users row
+ * but for its key, its sessions, mail, bans, mutes): none a journal
+ * append or a game's write reads or locks, so an op of one of them is
+ * DB_OP_NO_GAME (db_queue): it waits for a row another session holds
+ * without holding up other games' writes (db.c's take). */
+static const int account_stmts[] = {
+    DB_STMT_USER_SET_PW,   DB_STMT_USER_SET_OPTIONS, DB_STMT_USER_SET_LOCKED,
+    DB_STMT_USER_RENAME,   DB_STMT_SESSION_DELETE,   DB_STMT_SESSIONS_DELETE_USER,
+    DB_STMT_SESSION_PURGE, DB_STMT_MAIL_INSERT,      DB_STMT_MAIL_SEEN,
+    DB_STMT_MAIL_PURGE,    DB_STMT_BAN_PUT,          DB_STMT_BAN_DELETE,
+    DB_STMT_MUTE_PUT,      DB_STMT_MUTE_DELETE,
+};
+
+static bool account_stmt(int stmt)
+{
+    for (size_t i = 0; i < sizeof account_stmts / sizeof account_stmts[0]; i++)
+        if (account_stmts[i] == stmt)
+            return true;
+    return false;
+}
 
 void db_queue(db_t *db, db_cb_t cb, int64_t id, int stmt, const db_arg_t *args, size_t nargs)
 {
     size_t len[DB_PARAMS_MAX], size = nargs <= DB_PARAMS_MAX ? step_size(args, nargs, len) : 0;
     db_op_t *op = op_new(db, cb, id, size);
     add_step(op, stmt, args, nargs, len, size);
-    if (stmt >= 0 && stmt < DB_STMT_COUNT && account_stmt[stmt])
+    if (account_stmt(stmt))
         db_op_game(op, DB_OP_NO_GAME);
     db_submit(db, op);
 }
