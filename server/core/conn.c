@@ -269,7 +269,7 @@ void conn_to_game(conn_t *c, server_t *k, int64_t game_id)
     }
     conn_dest_t d = {.go = game_id ? GO_WATCH : GO_PLAY, .game_id = game_id};
     conn_wait(c);
-    readturn_flush(c); /* held for the game (hold_key): they go with c */
+    readturn_flush(c); /* held for the game (conn_hold_key): they go with c */
     c->ops->move(c, k, &d);
 }
 
@@ -303,13 +303,21 @@ void conn_tell_close(conn_t *c, const char *line, const char *reason)
     c->ops->move(c, shard_at(c->srv, 0), &d); /* it changes course */
 }
 
+/* A watcher handed to its next game's loop: the keys typed after the one
+ * that moved it (held on the way) are played there, in order; one that
+ * moves it on holds the rest again. A game gone meanwhile: they were for
+ * it, and the menu drops them (conn_set_place), as a player's are. */
 static void arrive_watch(conn_t *c, int64_t game_id)
 {
+    key_event_t keys[CONN_HELD_KEYS];
+    int n = conn_take_held(c, keys);
     session_t *s = session_find_game(c->srv, game_id);
-    if (s && !s->ended)
-        session_watch(c, s);
-    else
+    if (!s || s->ended) {
         conn_menu(c, "That game has ended.");
+        return;
+    }
+    session_watch(c, s);
+    conn_play_keys(c, keys, n);
 }
 
 void conn_arrived(conn_t *c, const conn_dest_t *d)
@@ -380,7 +388,7 @@ static const conn_route_t *conn_route(const conn_t *c)
 /* A key typed while its game loads waits for it (no key is lost); past
  * CONN_HELD_KEYS, as a flood, it is dropped: the first drop of a wait
  * logged, the others counted (held_said), never a line a key. */
-static void hold_key(conn_t *c, key_event_t k)
+void conn_hold_key(conn_t *c, key_event_t k)
 {
     if (c->nheld < CONN_HELD_KEYS) {
         c->held[c->nheld++] = k;
@@ -407,7 +415,7 @@ void conn_key(conn_t *c, key_event_t k)
 void conn_key_now(conn_t *c, key_event_t k)
 {
     if (c->place == CONN_WAIT && !c->sess && !c->relay)
-        return hold_key(c, k);
+        return conn_hold_key(c, k);
     conn_route(c)->key(c, k);
 }
 

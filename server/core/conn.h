@@ -207,6 +207,10 @@ void conn_key_now(conn_t *c, key_event_t k);
  * while the game loaded (a key sent with the menu's choice, or before the
  * first frame) are played now, in order. */
 void conn_play_held(conn_t *c);
+/* Holds k for where c is about to be (the game it waits for, or a
+ * watcher's next game home is picking: watch.c), as CONN_WAIT does; past
+ * CONN_HELD_KEYS it is dropped, the drops logged once a wait. */
+void conn_hold_key(conn_t *c, key_event_t k);
 /* Moves the keys c holds into keys (emptying its hold); returns how many.
  * For a wait whose end leaves c in the menu (conn_set_place drops them
  * there): the caller plays them with conn_play_keys once it is there. */

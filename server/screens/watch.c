@@ -24,6 +24,7 @@
 
 struct watchview {
     bool help, typing;
+    bool asking;             /* away: home picks its next game; its keys wait for it */
     char line[CHAT_MAX + 1]; /* the chat line being typed */
     size_t len;
     char notice[120];
@@ -187,24 +188,34 @@ static conn_t *conn_here(server_t *k, uint64_t id)
     return NULL;
 }
 
+/* The keys typed while home picked (held: watch_key) go to where c is
+ * then, in order: another loop's game takes them with it (conn_to_game). */
 static void next_answer(server_t *k, void *ud)
 {
     next_req_t *q = ud;
     conn_t *c = conn_here(k, q->conn_id);
     session_t *t = q->at == k ? session_find_game(k, q->game_id) : NULL;
-    if (!c || c->closing || c->place != CONN_WATCH || !c->sess || !view_of_conn(c)) {
+    bool asked = c && c->watch && c->watch->asking;
+    if (!asked || c->closing || c->place != CONN_WATCH || !c->sess) {
         free(q);
         return;
     }
-    if (!q->game_id || (q->at == k && (!t || t == c->sess))) {
-        watch_say(c, "No other game is being played.");
-        session_view_changed(c);
-    } else if (q->at == k) {
-        session_watch(c, t);
-    } else {
+    c->watch->asking = false;
+    if (q->game_id && q->at != k) {
         conn_detach(c, NULL);
         conn_to_game(c, q->at, q->game_id);
+        free(q);
+        return;
     }
+    key_event_t keys[CONN_HELD_KEYS];
+    int n = conn_take_held(c, keys);
+    if (!q->game_id || !t || t == c->sess) {
+        watch_say(c, "No other game is being played.");
+        session_view_changed(c);
+    } else {
+        session_watch(c, t);
+    }
+    conn_play_keys(c, keys, n);
     free(q);
 }
 
@@ -224,7 +235,9 @@ static void watch_next_away(conn_t *c, const char *name, int dir)
     *q = (next_req_t){.from = c->srv, .conn_id = c->id, .viewer = c->user_id, .dir = dir};
     snprintf(q->name, sizeof q->name, "%s", name);
     if (shard_post(shard_at(c->srv, 0), next_ask, q))
-        free(q);
+        free(q); /* home stopped */
+    else
+        c->watch->asking = true;
 }
 
 /* The live game whose player comes next (dir > 0) or before, by name,
@@ -276,6 +289,10 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
     watchview_t *w = view_of_conn(c);
     if (!w)
         return false;
+    if (w->asking) { /* for the game home picks */
+        conn_hold_key(c, k);
+        return true;
+    }
     if (w->typing)
         return typing_key(c, w, k);
     if (w->help) { /* any key closes help; q still leaves */
