@@ -142,6 +142,9 @@ static const opt_t opts[] = {
     {"test-delete-hold", OPT_INT, S(test_delete_hold), 0, 60000, "0",
      "MS an account's delete waits between closing its games and deleting its rows (tests "
      "only; 0)"},
+    {"test-resume-hold", OPT_INT, S(test_resume_hold), 0, 60000, "0",
+     "MS a player's game waits, its lease taken, before its rows are read to resume it (tests "
+     "only; 0)"},
     {"test-copy-retries", OPT_INT, S(test_copy_retries), 1, 240, "240",
      "N times a hosted game's last copy is asked again for a place at the spawner before it "
      "is given up (tests only; 240)"},

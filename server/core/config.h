@@ -89,6 +89,7 @@ typedef struct {
     int test_copy_retries; /* a last copy asked again at most (hostcopy.h: HOSTCOPY_RETRIES) */
     int test_login_delay;  /* ms a login's password check takes at least (accounts.c) */
     int test_delete_hold;  /* ms a delete waits before its rows go (admin/control_mod.c) */
+    int test_resume_hold;  /* ms a player's resume waits, its lease taken (session_load.c) */
     int test_read_budget;  /* keys a loop turn handles, 0: READTURN_NS of them (readturn.h) */
     bool help, version;
 } config_t;

@@ -521,6 +521,8 @@ static void on_live_game(void *ud, int status, const db_game_t *g);
 
 static void on_play_lease(void *ud, int status, const char *holder);
 
+/* A timer of a load: its lease taken again (on_retake), its read held
+ * (on_resume_held). */
 typedef struct {
     uv_timer_t t; /* first: the struct is freed through it */
     load_req_t *rq;
@@ -539,6 +541,36 @@ static void on_retake(uv_timer_t *t)
     if (rq->srv->stopping)
         return play_finish_load(rq, NULL, "The server is shutting down.");
     lease_take(rq->srv, rq->game_id, on_play_lease, rq);
+}
+
+static void on_resume_held(uv_timer_t *t)
+{
+    load_req_t *rq = ((retake_t *)t)->rq;
+    uv_close((uv_handle_t *)t, on_retake_closed);
+    if (!rq->srv->stopping) {
+        db_game_resume(rq->srv->db, rq->game_id, on_resume, rq);
+        return;
+    }
+    unlease_failed(rq);
+    play_finish_load(rq, NULL, "The server is shutting down.");
+}
+
+/* rq's game is leased here: its rows are read to resume it (after
+ * test-resume-hold, which widens the time another node may ask to watch
+ * it meanwhile). */
+static void resume_read(load_req_t *rq)
+{
+    int hold = rq->srv->cfg.test_resume_hold;
+    retake_t *r = hold > 0 ? malloc(sizeof *r) : NULL;
+    if (!r) {
+        db_game_resume(rq->srv->db, rq->game_id, on_resume, rq);
+        return;
+    }
+    log_info("game resume user=%s game=%lld: its read held %d ms (test-resume-hold)", rq->user,
+             (long long)rq->game_id, hold);
+    r->rq = rq;
+    uv_timer_init(rq->srv->loop, &r->t);
+    uv_timer_start(&r->t, on_resume_held, (uint64_t)hold, 0);
 }
 
 /* holder (a node's name, or "another node" when the lease went
@@ -589,7 +621,7 @@ static void on_play_lease(void *ud, int status, const char *holder)
         if (s)
             play_finish_load(rq, s, NULL);
         else
-            db_game_resume(srv->db, rq->game_id, on_resume, rq);
+            resume_read(rq);
         return;
     }
     if (status == DB_ENOTFOUND && takeover_wait(rq, holder))
