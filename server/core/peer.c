@@ -426,22 +426,39 @@ static void loop_gone(server_t *k, int64_t game, const char *why)
     buf_free(&b);
 }
 
-/* On the game's loop: stream it (if not yet), a keyframe of it now. */
+/* On the game's loop: stream game (if not yet), a keyframe of it now;
+ * the game gone (why) when it does not run here. */
+static void loop_feed_start(server_t *k, int64_t game, const char *why)
+{
+    session_t *s = loop_game(k, game);
+    if (s && !s->peer && (s->peer = calloc(1, sizeof *s->peer)))
+        buf_init(&s->peer->out);
+    if (!s || !s->peer) {
+        loop_gone(k, game, why);
+        return;
+    }
+    buf_t *b = &s->peer->out;
+    buf_reset(b);
+    peerwire_screen(b, s->game_id, s->sent, NULL);
+    feed_post(shard_at(k, 0), home_feed_msg, k, s->game_id, OUT_KEY, pmsg_of(b));
+}
+
+/* A game a player's load is resuming here (its lease taken) is answered
+ * once it runs, not refused meanwhile: peer_resume_done. */
 static void loop_feed_on(server_t *k, void *ud)
 {
     feed_msg_t *fm = ud;
-    session_t *s = loop_game(k, fm->game);
-    if (s && !s->peer && (s->peer = calloc(1, sizeof *s->peer)))
-        buf_init(&s->peer->out);
-    if (!s || !s->peer)
-        loop_gone(k, fm->game, "That game is over or left its server.");
-    else {
-        buf_t *b = &s->peer->out;
-        buf_reset(b);
-        peerwire_screen(b, s->game_id, s->sent, NULL);
-        feed_post(shard_at(k, 0), home_feed_msg, k, s->game_id, OUT_KEY, pmsg_of(b));
-    }
+    if (loop_game(k, fm->game) || !session_watch_held(k, fm->game))
+        loop_feed_start(k, fm->game, "That game is over or left its server.");
     free(fm);
+}
+
+void peer_resume_done(server_t *k, int64_t game)
+{
+    if (!loop_game(k, game))
+        log_info("peer feed game=%lld: not resumed here, the nodes that asked for it are told",
+                 (long long)game);
+    loop_feed_start(k, game, "That game could not be resumed on its server.");
 }
 
 static void loop_feed_off(server_t *k, void *ud)
@@ -453,24 +470,34 @@ static void loop_feed_off(server_t *k, void *ud)
     free(fm);
 }
 
-/* The loop whose session runs game (others parked while looked at), or
- * NULL when none does. Home only. */
-static server_t *game_loop(server_t *home, int64_t game)
+/* The loop whose session runs game, or where a player's resume of it is
+ * under way (*resuming), others parked while looked at; NULL when none.
+ * Home only. */
+static server_t *game_loop(server_t *home, int64_t game, bool *resuming)
 {
     for (int i = 0; i < shard_count(home); i++) {
         server_t *k = shard_at(home, i);
         shard_lock(k);
         bool here = loop_game(k, game) != NULL;
+        bool soon = !here && session_resuming(k, game);
         shard_unlock(k);
-        if (here)
+        if (here || soon) {
+            *resuming = soon;
             return k;
+        }
     }
     return NULL;
 }
 
+/* A WATCH refused: the asking node is told why, the log says so (capped:
+ * another node's asks make these lines). */
 static void feed_refuse(link_t *l, int64_t game, const char *why)
 {
-    buf_t *b = &l->p->out;
+    static const logcap_kind_t refused = {"peer feed refused", 5, 0};
+    peers_t *p = l->p;
+    logcap_say(p->home->strangers, uv_now(p->home->loop), LOG_INFO, &refused, l->name,
+               "peer feed refused game=%lld to=%s: %s", (long long)game, l->name, why);
+    buf_t *b = &p->out;
     buf_reset(b);
     peerwire_gone(b, game, why);
     link_send(l, b);
@@ -488,12 +515,14 @@ static feed_t *feed_new(peers_t *p, int64_t game, server_t *k)
     return f;
 }
 
-/* The reason a WATCH of game on l is refused, or NULL with *k its loop. */
-static const char *feed_refusal(link_t *l, const feed_t *f, int64_t game, server_t **k)
+/* The reason a WATCH of game on l is refused, or NULL with *k its loop
+ * (*resuming: the game is being resumed there, not running yet). */
+static const char *feed_refusal(link_t *l, const feed_t *f, int64_t game, server_t **k,
+                                bool *resuming)
 {
     if (l->nfeeds >= l->p->home->cfg.peer_max_games)
         return "Too many games are watched from that server.";
-    *k = f ? f->k : game_loop(l->p->home, game);
+    *k = f ? f->k : game_loop(l->p->home, game, resuming);
     return *k ? NULL : "That game cannot be watched from another server.";
 }
 
@@ -503,11 +532,12 @@ static void feed_watch(link_t *l, int64_t game)
     feed_t *f = feed_get(p, game);
     server_t *k = NULL;
     const char *why = NULL;
+    bool resuming = false;
     if (f && feed_find(f, l) >= 0) { /* asked again: a whole screen */
         feed_ask_key(f, feed_find(f, l));
         return;
     }
-    if ((why = feed_refusal(l, f, game, &k))) {
+    if ((why = feed_refusal(l, f, game, &k, &resuming))) {
         feed_refuse(l, game, why);
         return;
     }
@@ -518,8 +548,8 @@ static void feed_watch(link_t *l, int64_t game)
     f->subs[i].asked = false;
     l->nfeeds++;
     feed_ask_key(f, i);
-    log_info("peer feed game=%lld to=%s nodes=%d loop=%d", (long long)game, l->name, f->n,
-             k->shard);
+    log_info("peer feed game=%lld to=%s nodes=%d loop=%d%s", (long long)game, l->name, f->n,
+             k->shard, resuming ? " (held: its resume here is under way)" : "");
 }
 
 static void feed_unwatch(link_t *l, int64_t game)

@@ -57,8 +57,8 @@
  *
  * server_t.peer (home only) is owned here: peer_start makes it,
  * peer_stop closes its sockets, peer_free frees it once the loop ran
- * down. Home's thread, but for peer_frame and peer_session_gone (the
- * game's loop) and peer_game_here (any loop). */
+ * down. Home's thread, but for peer_frame, peer_session_gone and
+ * peer_resume_done (the game's loop) and peer_game_here (any loop). */
 #ifndef WARREN_PEER_H
 #define WARREN_PEER_H
 #include <stdbool.h>
@@ -98,6 +98,10 @@ typedef struct {
 void peer_frame(session_t *s);
 /* session.c: s leaves memory; the nodes watching it are told. */
 void peer_session_gone(session_t *s);
+/* session_load.c, game's loop: a resume that held another node's ask to
+ * watch game (session_watch_held) ended: the game is streamed now, or the
+ * nodes that asked are told it could not be resumed. */
+void peer_resume_done(server_t *k, int64_t game);
 /* Home: what the lists hold and what reading them cost so far. */
 typedef struct {
     int games;            /* other nodes' live games known here */

@@ -19,6 +19,13 @@ void session_free(session_t *s);
  * a player's load of the game is under way here; that load then settles
  * it at its end (released if no session here runs the game). */
 void session_lease_done(server_t *srv, int64_t game);
+/* Whether a player's resume of game is under way on srv: its lease is
+ * this node's, its rows are being read (peer.c holds another node's ask
+ * to watch it). srv's thread, or srv parked (shard_lock). */
+bool session_resuming(server_t *srv, int64_t game);
+/* srv's thread: such a resume answers the watch asked of game at its end
+ * (peer_resume_done); false when none is under way. */
+bool session_watch_held(server_t *srv, int64_t game);
 void session_db_done(session_t *s); /* a db callback that held s returned */
 /* After a change of player, detached_ms or idle_limit_ms: s is on the
  * server's sess_timed, which session_tick walks, when it has an idle limit

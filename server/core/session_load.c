@@ -34,6 +34,7 @@
 #include "logcap.h"
 #include "moderation.h"
 #include "notify.h"
+#include "peer.h"
 #include "server.h"
 #include "session_impl.h"
 #include "shard.h"
@@ -54,6 +55,9 @@ typedef struct {
     uint64_t asked_ms; /* takeover: when its node was first asked for it (0: not yet) */
     bool owes_release; /* the lease was handed to it (lease_hand_over): settled at its end
                           unless a session here plays the game then */
+    bool resuming;     /* game_id's lease is this node's: its rows are read to resume it */
+    int64_t watched;   /* a game another node asked to watch meanwhile (0: none): answered at
+                          the load's end (session_watch_held) */
 } load_req_t;
 
 static const char MSG_BROKEN[] =
@@ -287,6 +291,27 @@ void session_lease_done(server_t *srv, int64_t game)
     lease_hand_over(srv, game, NULL);
 }
 
+/* A player's resume of game under way on srv (its lease this node's),
+ * or NULL. */
+static load_req_t *resume_of_game(server_t *srv, int64_t game)
+{
+    load_req_t *rq = load_of_game(srv, game, NULL);
+    return rq && rq->resuming ? rq : NULL;
+}
+
+bool session_resuming(server_t *srv, int64_t game)
+{
+    return resume_of_game(srv, game) != NULL;
+}
+
+bool session_watch_held(server_t *srv, int64_t game)
+{
+    load_req_t *rq = resume_of_game(srv, game);
+    if (rq)
+        rq->watched = game;
+    return rq != NULL;
+}
+
 static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
 {
     conn_t *c = rq->c;
@@ -304,6 +329,8 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
         keep_detached(s); /* else the other load takes it up: its take may have come
                              before a let go queued now, so no let go */
     }
+    if (rq->watched) /* the game runs here now, or not: the nodes that asked are answered */
+        peer_resume_done(rq->srv, rq->watched);
     if (c)
         conn_unref(c);
     free(rq);
@@ -560,6 +587,7 @@ static void on_resume_held(uv_timer_t *t)
  * it meanwhile). */
 static void resume_read(load_req_t *rq)
 {
+    rq->resuming = true;
     int hold = rq->srv->cfg.test_resume_hold;
     retake_t *r = hold > 0 ? malloc(sizeof *r) : NULL;
     if (!r) {

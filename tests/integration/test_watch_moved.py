@@ -133,3 +133,37 @@ def test_a_game_resumed_at_a_third_node_after_a_died_is_listed_again(trio, clien
     more = list_reads(bindir, b) - reads
     assert more >= 2 * took, f"{more} list reads in {took:.1f} s after a went"
     watch_again(trio, p2, w, "ulla", "went away")
+
+
+@pytest.fixture
+def trio_held(bindir, tmp_path):
+    """trio, c's resume of a game held 2 s once its lease is taken: b
+    asks c for the game before c runs it."""
+    with Nodes(bindir, tmp_path) as nodes:
+        yield nodes.peers(NAMES, "--lease-ttl-ms", "1500", "--lease-renew-ms", "400",
+                          more={"c": ("--test-resume-hold", "2000")}, http=True)
+
+
+def test_a_game_asked_for_while_its_resume_is_held_stays_watched(trio_held, clients):
+    """b asks c for the game while c, its lease taken, still reads it:
+    c holds the ask and answers once the game runs there (not a refusal
+    that sends b's watcher away), and the watcher sees c's rows."""
+    a, b, c = trio_held
+    p, w = watched_at_b(trio_held, clients, "tove", "walt")
+    p2 = clients(c.port).connected()
+    p2.login("tove")
+    p2.send("p")
+    p.wait_for("Your game moved to another connection")
+    c.wait_log(r"game resume user=tove game=\d+: its read held")
+    b.wait_log(r"peer watch game=\d+ moved to c")
+    c.wait_logged(r"peer link b \(127\.0\.0\.1\) ready")
+    assert not re.search(r"game resume user=tove game=\d+ seq=", c.log()), "resumed before b asked"
+    c.wait_log(r"peer feed game=\d+ to=b nodes=1 ")
+    c.wait_log(r"game resume user=tove game=\d+ seq=")
+    c.wait_log(r"attach user=tove ")
+    for key in "ss":
+        p2.send(key)
+        same_rows(p2, w)
+    assert "Watching tove" in w.text()
+    assert re.search(r"peer feed game=\d+ to=b nodes=1 .*held", c.log())
+    assert a.alive() and b.alive() and c.alive()
