@@ -842,8 +842,6 @@ static void leave(db_left_t *l, const db_op_t *op)
         l->games[l->n++] = g;
 }
 
-/* Whether a take takes op, queued after the nleft ops left in l (other:
- * the batch in flight, if any; beside it only appends go). */
 /* The kind of batch op goes in (db_left_t.kind). */
 static int take_kind(const db_left_t *l, const db_op_t *op)
 {
@@ -854,6 +852,8 @@ static int take_kind(const db_left_t *l, const db_op_t *op)
     return op->game == DB_OP_NO_GAME && !lone_append(op) ? DB_TAKE_ACCOUNT : DB_TAKE_WAITS;
 }
 
+/* Whether a take takes op, queued after the nleft ops left in l (other:
+ * the batch in flight, if any; beside it only appends go). */
 static int takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nleft)
 {
     int kind = take_kind(l, op);

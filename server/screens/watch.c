@@ -147,8 +147,6 @@ static void say_there(conn_t *r, const char *text, size_t len, int arg)
     }
 }
 
-/* At home (relay_to_home): the browser watching through a relay moves on,
- * or hears there that there is nowhere to go. */
 /* Whether c may move to another game now (SWITCH_*). */
 static bool switch_allowed(conn_t *c)
 {
@@ -157,6 +155,8 @@ static bool switch_allowed(conn_t *c)
     return c->switch_limit && ratelimit_take(c->switch_limit, 1, now_ms(c->srv)) == 1;
 }
 
+/* At home (relay_to_home): the browser watching through a relay moves on,
+ * or hears there that there is nowhere to go (or that it moves too fast). */
 static void next_at_home(conn_t *c, const char *name, size_t len, int dir)
 {
     static const char none[] = "No other game is being played.";
