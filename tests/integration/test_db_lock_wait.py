@@ -13,6 +13,7 @@ wait holds up. WARREN_DB=pg only.
   writers go on storing other players' keys beside them; a player's key
   is answered within a bound far below the lock wait while the lock
   waits."""
+import contextlib
 import statistics
 import subprocess
 import threading
@@ -28,13 +29,18 @@ pytestmark = pytest.mark.skipif(not ON_PG, reason="PostgreSQL's row locks: WARRE
 TRIES_WAITS = 4  # a batch of one held-up write: a wait a try, two on the last
 
 
-def hold_row(d, name):
+@contextlib.contextmanager
+def held_row(d, name):
     """Another session holding name's users row (FOR UPDATE, its
-    transaction left open): its connection, to roll back."""
+    transaction left open) until the block ends."""
     import psycopg2
     con = psycopg2.connect(d.db_url)
-    con.cursor().execute("SELECT id FROM users WHERE name = %s FOR UPDATE", (name,))
-    return con
+    try:
+        con.cursor().execute("SELECT id FROM users WHERE name = %s FOR UPDATE", (name,))
+        yield con
+    finally:
+        con.rollback()
+        con.close()
 
 
 class Lock(threading.Thread):
@@ -48,6 +54,11 @@ class Lock(threading.Thread):
         self.t0 = time.monotonic()
         self.rc = admin_rc(*self.args)
         self.s = time.monotonic() - self.t0
+
+    def assert_refused(self):
+        """It ended and failed as busy, the account unchanged."""
+        code, out, err = self.rc
+        assert code != 0 and "nothing changed (try again)" in err, (code, out, err)
 
 
 def wait_for_the_writer(d):
@@ -63,16 +74,11 @@ def test_the_lock_wait_is_the_setting(daemon, clients, bindir):
     second, not four times 500 ms, then fails as busy; the log says a
     lock waited for over 1 s."""
     clients(daemon.port).connected().register("Flo")
-    con = hold_row(daemon, "Flo")
     lock = Lock(bindir, daemon, "flo")
-    try:
+    with held_row(daemon, "Flo"):
         lock.start()
         lock.join(30)
-    finally:
-        con.rollback()
-        con.close()
-    code, out, err = lock.rc
-    assert code != 0 and "nothing changed (try again)" in err, (code, out, err)
+    lock.assert_refused()
     assert TRIES_WAITS * 1.0 - 0.1 <= lock.s < TRIES_WAITS * 1.0 + 4, lock.s
     daemon.wait_logged(r"WARN database: a write transaction met a lock waited for over 1 s "
                        r"\(SQLSTATE 55P03\) in USER_SET_LOCKED")
@@ -125,10 +131,9 @@ def test_a_held_account_row_holds_up_no_other_players_keys(daemon, clients, bind
     gus.wait_for("Turn 0")
     for _ in range(3):  # the game's first rows and keys stored
         key_ms(gus)
-    con = hold_row(daemon, "Flo")
     lock = Lock(bindir, daemon, "flo")
     times = []
-    try:
+    with held_row(daemon, "Flo"):
         lock.start()
         wait_for_the_writer(daemon)
         while lock.is_alive():
@@ -138,11 +143,7 @@ def test_a_held_account_row_holds_up_no_other_players_keys(daemon, clients, bind
                 times.append(ms)
             time.sleep(0.02)
         lock.join(30)
-    finally:
-        con.rollback()
-        con.close()
-    code, out, err = lock.rc
-    assert code != 0 and "nothing changed (try again)" in err, (code, out, err)
+    lock.assert_refused()
     print("ms of keys answered while the lock waited:", [round(t) for t in times])
     assert max(times) < LOCK_WAIT_MS / 2, times
     assert len(times) >= 5, times
