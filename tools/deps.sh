@@ -5,7 +5,7 @@
 set -eu
 PKGS="make gcc clang libclang-rt-14-dev pkg-config check
 libuv1-dev libsqlite3-dev sqlite3 liblua5.4-dev libsodium-dev zlib1g-dev
-libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv libvterm-dev libcap-dev libpcre2-dev libseccomp-dev
+libbsd-dev libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv libvterm-dev libcap-dev libpcre2-dev libseccomp-dev
 python3 python3-pytest python3-pytest-xdist python3-pyte python3-pexpect telnet tmux iproute2 strace nethack-console crawl
 openssh-server openssh-client nginx-light systemd chromium nodejs npm
 libpq-dev postgresql python3-psycopg2 haproxy"

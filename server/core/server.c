@@ -24,6 +24,7 @@ int server_init(server_t *s, uv_loop_t *loop)
     s->hooks = &hooks_none;
     list_init(&s->conns);
     list_init(&s->sessions);
+    byname_init(&s->sess_by_player);
     list_init(&s->hostcopies.games);
     list_init(&s->hostcopies.waiting);
     list_init(&s->loads);

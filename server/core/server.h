@@ -25,6 +25,7 @@
 #include "ansi.h"
 #include "buf.h"
 #include "config.h"
+#include "byname.h"
 #include "db.h"
 #include "hmap.h"
 #include "lease.h"
@@ -119,6 +120,9 @@ struct server {
     _Atomic int64_t big_cells; /* home: cells past 80x24 of every conn's size (conn_size_fit) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     hmap_secret_t name_secret;                       /* keys sess_by_name's hash (server_init) */
+    /* session_t.by_player: live Warren games (not ended) by player name,
+     * for a watcher's < and > (session.c; screens/watch.c reads it) */
+    byname_t sess_by_player;
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not
      * one walk of every conn and session (10,000 of them took 13 ms): */

@@ -179,6 +179,12 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     return s;
 }
 
+void session_playable(session_t *s)
+{
+    if (s->game && !s->ended && !s->dead)
+        byname_add(&s->srv->sess_by_player, &s->by_player, s->user, s->game_id);
+}
+
 static void session_really_free(session_t *s)
 {
     HOOKS_CALL(s->srv->hooks->session_gone, s);
@@ -225,6 +231,7 @@ void session_free(session_t *s)
     list_remove(&s->snap_node);
     list_remove(&s->keynote_node);
     session_unindex(srv, s);
+    byname_del(&srv->sess_by_player, &s->by_player);
     srv->nsessions--;
     if (s->game && !s->fenced) /* Warren's: another node may run it now */
         session_lease_done(srv, s->game_id);
@@ -540,6 +547,7 @@ void session_mark_ended(session_t *s)
         return;
     session_set_away(s, false);
     s->ended = true;
+    byname_del(&s->srv->sess_by_player, &s->by_player);
     s->srv->sess_gen++;
     s->srv->nended++;
     log_change(s, false);

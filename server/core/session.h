@@ -19,6 +19,7 @@
 #define WARREN_SESSION_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "byname.h"
 #include "conn.h"
 #include "hmap.h"
 #include "jqueue.h"
@@ -32,6 +33,7 @@ struct session {
     server_t *srv;
     list_t node;                       /* server's sessions */
     hnode_t by_user, by_name, by_game; /* the server's indexes of them */
+    bynode_t by_player;                /* server's sess_by_player while a live Warren game */
     list_t snap_node;                  /* server's snaps_due while a snapshot waits */
     list_t tnode;                      /* server's sess_timed (session_retime) */
     list_t rnode, wdnode;              /* server's by_recency and watched */

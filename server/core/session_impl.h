@@ -12,6 +12,10 @@ typedef struct backend_ops backend_ops_t;
  * memory. */
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
                        const backend_ops_t *ops);
+/* s, a Warren game whose engine is in (s->game), goes in its loop's
+ * sess_by_player, which a watcher's < and > read; it leaves when it ends
+ * or goes (session_mark_ended, session_free). */
+void session_playable(session_t *s);
 /* Unlinks s now; its memory goes once no db callback points at it. Its
  * game's lease goes with it (session_lease_done). */
 void session_free(session_t *s);

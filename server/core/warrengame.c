@@ -44,6 +44,7 @@ session_t *warrengame_new(server_t *srv, int64_t game_id, int64_t user_id, const
     snprintf(s->kind, sizeof s->kind, "warren");
     snprintf(s->kind_name, sizeof s->kind_name, "Warren");
     s->game = g;
+    session_playable(s);
     s->seq = s->snap_seq = seq;
     if (g) {
         s->seed = game_seed(g);

@@ -14,10 +14,10 @@
 #define NOTICE_MS    5000
 #define CHAT_RATE    1.0 /* lines per second ... */
 #define CHAT_BURST   3.0 /* ... with this burst */
-/* A watcher's < and > each look through every live game of every loop
- * (the other loops parked meanwhile) and redraw the next game whole: they
- * pass at SWITCH_RATE a second, bursts of SWITCH_BURST, per connection,
- * kept across the games and loops it moves between. */
+/* A watcher's < and > each look in every loop's index of live games by
+ * name (the other loops parked meanwhile) and redraw the next game whole:
+ * they pass at SWITCH_RATE a second, bursts of SWITCH_BURST, per
+ * connection, kept across the games and loops it moves between. */
 #define SWITCH_RATE  4.0
 #define SWITCH_BURST 8.0
 #define TOO_FAST     "Too fast: wait a moment."
@@ -76,45 +76,51 @@ static void watch_say(conn_t *c, const char *text)
 
 /* ---- other games ---------------------------------------------------------------------- */
 
-static bool watchable(const session_t *t, int64_t viewer)
+/* From n on in loop k's sess_by_player (live Warren games by name), the
+ * first game that is not the viewer's own and not named name. */
+static session_t *first_from(bynode_t *n, int64_t viewer, const char *name, int dir)
 {
-    return !t->ended && t->game && t->user_id != viewer;
+    for (; n; n = byname_step(n, dir)) {
+        session_t *t = BYNAME_ITEM(n, session_t, by_player);
+        if (t->user_id != viewer && strcmp(t->user, name))
+            return t;
+    }
+    return NULL;
+}
+
+/* Whether t's player comes nearer after name (dir > 0), or before it, than
+ * was's; any t beats no was. */
+static bool nearer(const session_t *t, const session_t *was, int dir)
+{
+    return t && (!was || strcmp(t->user, was->user) * dir < 0);
 }
 
 /* Among loop k's games, the one whose player comes next after name (dir > 0)
- * or before it, and the first around the end: into best and wrap. */
+ * or before it, and the first around the end: into best and wrap when
+ * nearer than those of the loops before. O(log n) but for the games it
+ * passes over (the viewer's own, name's). */
 static void neighbour_in(server_t *k, int64_t viewer, const char *name, int dir, session_t **best,
                          session_t **wrap)
 {
-    LIST_EACH (it, &k->sessions) {
-        session_t *t = LIST_ITEM(it, session_t, node);
-        if (!strcmp(t->user, name) || !watchable(t, viewer))
-            continue;
-        int d = strcmp(t->user, name) * dir;
-        if (d > 0 && (!*best || strcmp(t->user, (*best)->user) * dir < 0))
-            *best = t;
-        if (!*wrap || strcmp(t->user, (*wrap)->user) * dir < 0)
-            *wrap = t;
-    }
+    byname_t *idx = &k->sess_by_player;
+    session_t *b = first_from(byname_after(idx, name, dir), viewer, name, dir);
+    session_t *w = first_from(byname_end(idx, dir), viewer, name, dir);
+    if (nearer(b, *best, dir))
+        *best = b;
+    if (nearer(w, *wrap, dir))
+        *wrap = w;
 }
 
-/* Home: the game after name's (dir > 0) or before it among every loop's,
- * around the end; its id and loop (*at), or 0 when there is none. */
-static int64_t pick_next(server_t *home, int64_t viewer, const char *name, int dir, server_t **at)
+/* See watch.h; t->srv is the loop the game is on. */
+int64_t watch_pick(server_t *home, int64_t viewer, const char *name, int dir, server_t **at)
 {
     session_t *best = NULL, *wrap = NULL;
-    int64_t game_id = 0;
-    *at = NULL;
     shards_lock_all(home);
     for (int i = 0; i < shard_count(home); i++)
         neighbour_in(shard_at(home, i), viewer, name, dir, &best, &wrap);
     session_t *t = best ? best : wrap;
-    if (t) {
-        for (int i = 0; i < shard_count(home); i++) /* whose loop it is */
-            if (session_find_game(shard_at(home, i), t->game_id) == t)
-                *at = shard_at(home, i);
-        game_id = t->game_id;
-    }
+    *at = t ? t->srv : NULL;
+    int64_t game_id = t ? t->game_id : 0;
     shards_unlock_all(home);
     return game_id;
 }
@@ -124,7 +130,7 @@ static int64_t pick_next(server_t *home, int64_t viewer, const char *name, int d
 static bool watch_next_any(conn_t *c, const char *name, int dir)
 {
     server_t *at;
-    int64_t game_id = pick_next(c->srv, c->user_id, name, dir, &at);
+    int64_t game_id = watch_pick(c->srv, c->user_id, name, dir, &at);
     if (!game_id)
         return false;
     if (at == c->srv) {
@@ -222,7 +228,7 @@ static void next_answer(server_t *k, void *ud)
 static void next_ask(server_t *home, void *ud)
 {
     next_req_t *q = ud;
-    q->game_id = pick_next(home, q->viewer, q->name, q->dir, &q->at);
+    q->game_id = watch_pick(home, q->viewer, q->name, q->dir, &q->at);
     if (shard_post(q->from, next_answer, q))
         free(q); /* that loop stopped */
 }

@@ -32,6 +32,12 @@ bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force);
 /* c begins to watch s: a hosted game's watcher is told whom for a while */
 void watch_begun(conn_t *c, session_t *s);
 void watch_tick(server_t *srv); /* notices that expired come down */
+/* From home, what < and > pick: the live Warren game whose player comes
+ * after name (dir > 0) or before it among every loop's, around the end,
+ * never viewer's own nor name's; its id and loop (*at), or 0 (*at NULL)
+ * when there is none. Each loop's index by name (server.h's
+ * sess_by_player) is read with the other loops parked. */
+int64_t watch_pick(server_t *home, int64_t viewer, const char *name, int dir, server_t **at);
 void watch_free(watchview_t *w);
 
 #endif
