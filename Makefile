@@ -193,7 +193,7 @@ run-hosted:
 LOOPS_SUITES := test_community.py test_web_daemon.py test_admin.py test_admin_people.py \
                 test_server.py::test_takeover test_server.py::test_sigterm_saves_and_restart_resumes \
                 test_storage_faults.py::test_full_database_pauses_and_loses_nothing \
-                test_read_budget.py
+                test_read_budget.py test_watch_order.py
 PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild.py \
              test_server.py::test_register_play_quit_resume test_server.py::test_takeover \
              test_server.py::test_sigterm_saves_and_restart_resumes test_server.py::test_crash_at_level_change \
