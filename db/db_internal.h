@@ -119,8 +119,21 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_SNAPSHOT_UPSERT \
     " ON CONFLICT (game, seq) DO UPDATE SET turn = excluded.turn, blob = excluded.blob"
 #define DB_ASIDE_SEL "SELECT game, ?2, seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2"
-#define DB_SCORES_TAIL \
-    "AND g.end_time >= ?3 ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5"
+/* The score pages (db_scores_filtered): finished games at or after ?3,
+ * of race ?1 and class ?2 (ignoring case) when the row's filter names
+ * them, best first. Each filter has its row, so each is read from an
+ * index range: race or class from migration 23's index, in order, a
+ * period alone from games_by_end's range, sorted (the "+" keeps the
+ * planner from walking games_by_score past every older game). */
+#define DB_SCORES_SQL(filter, order)                                                          \
+    DB_GAME_COLS " WHERE g.state = 'finished' " filter "AND g.end_time >= ?3 ORDER BY " order \
+                 " LIMIT ?4 OFFSET ?5"
+#define DB_SCORES_ORDER        "g.score DESC, g.end_time, g.id"
+#define DB_SCORES_ORDER_SORTED "+g.score DESC, g.end_time, g.id"
+#define DB_SCORES_RACE_LITE    "AND g.race = ?1 COLLATE NOCASE "
+#define DB_SCORES_CLASS_LITE   "AND g.class = ?2 COLLATE NOCASE "
+#define DB_SCORES_RACE_PG      "AND lower(g.race) = lower(?1) "
+#define DB_SCORES_CLASS_PG     "AND lower(g.class) = lower(?2) "
 /* PostgreSQL sums no booleans: counted with CASE on both. */
 #define DB_TOTALS_COUNTS                                          \
     "coalesce(sum(CASE WHEN state = 'finished' THEN 1 END), 0), " \
@@ -453,28 +466,34 @@ void db_file_close(db_file_t *f, bool lost);
       "SELECT path, data FROM hosted_files WHERE user = ?1 AND game = ?2 ORDER BY path")
 
 /* Reads for score pages and verification (db_records.c). */
-#define DB_RECORDS_STMTS(X)                                                                       \
-    X(SCORES_FILTERED, "ttiii", ROWS, game,                                                       \
-      DB_BOTH(                                                                                    \
-          DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR g.race = ?1 COLLATE NOCASE) " \
-                       "AND (?2 = '' OR g.class = ?2 COLLATE NOCASE) " DB_SCORES_TAIL,            \
-          DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR lower(g.race) = lower(?1)) "  \
-                       "AND (?2 = '' OR lower(g.class) = lower(?2)) " DB_SCORES_TAIL))            \
-    X(PLAYER_TOTALS, "i", ROW, totals,                                                            \
-      "SELECT count(*), " DB_TOTALS_COUNTS                                                        \
-      "coalesce(sum(CASE WHEN state IN ('finished', 'live') THEN turns END), 0), "                \
-      "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) "    \
-      "FROM games WHERE user = ?1")                                                               \
-    X(PLAYER_BEST, "i", ROWS, best,                                                               \
-      "SELECT id, score FROM games WHERE user = ?1 AND state = 'finished' "                       \
-      "ORDER BY score DESC, end_time, id LIMIT 1")                                                \
-    X(HOSTED_SCORES_TOP, "tii", ROWS, hosted,                                                     \
-      DB_HOSTED_COLS " WHERE game = ?1 ORDER BY points DESC, end_time, id LIMIT ?2 OFFSET ?3")    \
-    X(HOSTED_SCORES_OF_USER, "ii", ROWS, hosted,                                                  \
-      DB_HOSTED_COLS " WHERE user = ?1 ORDER BY id DESC LIMIT ?2")                                \
-    X(FEED_RECENT, "i", ROWS, feed, DB_FEED_SQL)                                                  \
-    X(GAMES_UNVERIFIED, "ii", ROWS, game,                                                         \
-      DB_GAME_COLS " WHERE g.state = 'finished' AND g.verified = 0 AND g.id > ?1 "                \
+#define DB_RECORDS_STMTS(X)                                                                    \
+    /* one row per filter: each read from its index (migration 23) */                          \
+    X(SCORES_TOP, "ttiii", ROWS, game, DB_SCORES_SQL("", DB_SCORES_ORDER))                     \
+    X(SCORES_SINCE, "ttiii", ROWS, game, DB_SCORES_SQL("", DB_SCORES_ORDER_SORTED))            \
+    X(SCORES_RACE, "ttiii", ROWS, game,                                                        \
+      DB_BOTH(DB_SCORES_SQL(DB_SCORES_RACE_LITE, DB_SCORES_ORDER),                             \
+              DB_SCORES_SQL(DB_SCORES_RACE_PG, DB_SCORES_ORDER)))                              \
+    X(SCORES_CLASS, "ttiii", ROWS, game,                                                       \
+      DB_BOTH(DB_SCORES_SQL(DB_SCORES_CLASS_LITE, DB_SCORES_ORDER),                            \
+              DB_SCORES_SQL(DB_SCORES_CLASS_PG, DB_SCORES_ORDER)))                             \
+    X(SCORES_RACE_CLASS, "ttiii", ROWS, game,                                                  \
+      DB_BOTH(DB_SCORES_SQL(DB_SCORES_RACE_LITE DB_SCORES_CLASS_LITE, DB_SCORES_ORDER),        \
+              DB_SCORES_SQL(DB_SCORES_RACE_PG DB_SCORES_CLASS_PG, DB_SCORES_ORDER)))           \
+    X(PLAYER_TOTALS, "i", ROW, totals,                                                         \
+      "SELECT count(*), " DB_TOTALS_COUNTS                                                     \
+      "coalesce(sum(CASE WHEN state IN ('finished', 'live') THEN turns END), 0), "             \
+      "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) " \
+      "FROM games WHERE user = ?1")                                                            \
+    X(PLAYER_BEST, "i", ROWS, best,                                                            \
+      "SELECT id, score FROM games WHERE user = ?1 AND state = 'finished' "                    \
+      "ORDER BY score DESC, end_time, id LIMIT 1")                                             \
+    X(HOSTED_SCORES_TOP, "tii", ROWS, hosted,                                                  \
+      DB_HOSTED_COLS " WHERE game = ?1 ORDER BY points DESC, end_time, id LIMIT ?2 OFFSET ?3") \
+    X(HOSTED_SCORES_OF_USER, "ii", ROWS, hosted,                                               \
+      DB_HOSTED_COLS " WHERE user = ?1 ORDER BY id DESC LIMIT ?2")                             \
+    X(FEED_RECENT, "i", ROWS, feed, DB_FEED_SQL)                                               \
+    X(GAMES_UNVERIFIED, "ii", ROWS, game,                                                      \
+      DB_GAME_COLS " WHERE g.state = 'finished' AND g.verified = 0 AND g.id > ?1 "             \
                    "ORDER BY g.id LIMIT ?2")
 
 /* The lobby's feed (db_feed.c): the newest ends of Warren's games with

@@ -5,9 +5,17 @@
 #include "db_internal.h"
 #include "db_records.h"
 
+/* The statement of each filter, by race given + 2 * class given. */
+static const int scores_stmts[] = {DB_STMT_SCORES_TOP, DB_STMT_SCORES_RACE, DB_STMT_SCORES_CLASS,
+                                   DB_STMT_SCORES_RACE_CLASS};
+
 void db_scores_filtered(db_t *db, const db_scores_filter_t *f, db_games_cb cb, void *ud)
 {
-    db_queue(db, DB_ON(games, cb, ud), 0, DB_STMT_SCORES_FILTERED,
+    bool race = f->race && f->race[0], cls = f->cls && f->cls[0];
+    int stmt = scores_stmts[race + 2 * cls];
+    if (stmt == DB_STMT_SCORES_TOP && f->since > 0)
+        stmt = DB_STMT_SCORES_SINCE;
+    db_queue(db, DB_ON(games, cb, ud), 0, stmt,
              DB_ARGS(DB_TEXT(f->race), DB_TEXT(f->cls), DB_INT(f->since), DB_INT(f->limit),
                      DB_INT(f->offset)));
 }

@@ -316,6 +316,14 @@ static const char *const migrations[] = {
      * games run as other ids refuses to restore them */
     "ALTER TABLE hosted_file_sets ADD COLUMN uid INTEGER NOT NULL DEFAULT -1;\n"
     "ALTER TABLE hosted_file_sets ADD COLUMN gid INTEGER NOT NULL DEFAULT -1;\n",
+    /* 23: the score pages' race and class filters (db_records.c): each
+     * finished game by its race, and by its class, matched ignoring case,
+     * in the pages' order (the other of the two last, so a page asking
+     * for both reads it from the index too) */
+    "CREATE INDEX games_by_race ON games(race COLLATE NOCASE, score DESC, end_time, id, "
+    "class COLLATE NOCASE) WHERE state = 'finished';\n"
+    "CREATE INDEX games_by_class ON games(class COLLATE NOCASE, score DESC, end_time, id, "
+    "race COLLATE NOCASE) WHERE state = 'finished';\n",
 };
 
 int db_migration_count(void)

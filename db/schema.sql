@@ -45,6 +45,11 @@ CREATE INDEX games_by_score ON games(score DESC, end_time) WHERE state = 'finish
 CREATE INDEX games_by_user ON games(user, id);
 -- The lobby's feed: the newest ends first.
 CREATE INDEX games_by_end ON games(end_time) WHERE state = 'finished';
+-- The score pages' race and class filters, matched ignoring case, in the
+-- pages' order (score, earliest end, id); the other of the two last, so a
+-- page asking for both is read from the index alone.
+CREATE INDEX games_by_race ON games(race COLLATE NOCASE, score DESC, end_time, id, class COLLATE NOCASE) WHERE state = 'finished';
+CREATE INDEX games_by_class ON games(class COLLATE NOCASE, score DESC, end_time, id, race COLLATE NOCASE) WHERE state = 'finished';
 
 -- Input of every game: key bytes in the daemon's encoding, in seq order
 -- from 1 with no gaps (a row is inserted only after the row before it).

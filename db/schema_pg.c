@@ -308,6 +308,12 @@ static const char *const migrations[] = {
      * 22) */
     "ALTER TABLE hosted_file_sets ADD COLUMN uid BIGINT NOT NULL DEFAULT -1;\n"
     "ALTER TABLE hosted_file_sets ADD COLUMN gid BIGINT NOT NULL DEFAULT -1;\n",
+    /* 23: the score pages' race and class filters (schema.c's migration
+     * 23), by lower(): what the statements match ignoring case */
+    "CREATE INDEX games_by_race ON games(lower(race), score DESC, end_time, id, lower(class)) "
+    "WHERE state = 'finished';\n"
+    "CREATE INDEX games_by_class ON games(lower(class), score DESC, end_time, id, lower(race)) "
+    "WHERE state = 'finished';\n",
 };
 
 int db_pg_migration_count(void)

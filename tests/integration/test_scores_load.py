@@ -1,5 +1,7 @@
-"""A score filter the indexes cannot serve (a race or class no game has, a
-period) reads every finished game, and the database has two reader
+"""Every score filter is read from an index range (migration 23): a race
+or class no game has answers at once, however many games there are. A
+read the indexes could not serve (here: a file whose two filter indexes
+were dropped) reads every finished game, and the database has two reader
 threads that logins, web sessions and every page share: a few such
 requests at once held them both, and everyone's login waited behind
 them. One score read runs at a time, 16 pages wait for it, more are
@@ -18,9 +20,10 @@ GAMES = 400_000
 FLOOD = 40
 
 
-def fill(d):
+def fill(d, drop_indexes=False):
     """GAMES finished (and verified: no replay check at start) games of one
-    account, written into the file with the daemon stopped."""
+    account, written into the file with the daemon stopped (and the race
+    and class filters' indexes dropped if drop_indexes)."""
     with d.stopped():
         con = sqlite3.connect(d.db, timeout=30)
         try:
@@ -31,6 +34,9 @@ def fill(d):
                 "end_time, score, cause, end_kind, verified, state) "
                 "SELECT ?, i, 'old', 'human', 'fighter', 1000 + i, 2000 + i, i % 9973, "
                 "'quit', 'quit', 1, 'finished' FROM c", (GAMES, user))
+            if drop_indexes:
+                con.execute("DROP INDEX IF EXISTS games_by_race")
+                con.execute("DROP INDEX IF EXISTS games_by_class")
             con.commit()
         finally:
             con.close()
@@ -40,7 +46,7 @@ def fill(d):
 def test_score_reads_leave_the_readers_to_logins(daemon):
     d = daemon
     assert Web(d.http).register("olive", PW).status == 303
-    fill(d)
+    fill(d, drop_indexes=True)
     got = []  # (status, when answered)
 
     def scores():
@@ -66,3 +72,35 @@ def test_score_reads_leave_the_readers_to_logins(daemon):
     # one read runs and 16 wait; the rest are told to come back
     assert len(ok) <= 17 and busy and all(b == (503, "1") for b in busy), got
     d.wait_log(r"scores: 16 pages wait for the score read running: more answered 503")
+
+
+@pytest.mark.daemon(http=True, sqlite=True)
+def test_filters_no_game_matches_are_answered_at_once(daemon):
+    """The same flood, with the indexes: a race, a class, both, or a race
+    in a period that no game of the 400,000 has, and a period that holds
+    none of them, each read from an index range. Every page is answered,
+    none waits its turn (before, each read all 400,000 games: a third of
+    a second each, 16 waited and the rest were 503)."""
+    d = daemon
+    assert Web(d.http).register("olive", PW).status == 303
+    fill(d)
+    asks = ["race=nobody", "class=nobody", "race=human&class=nobody", "race=nobody&period=year",
+            "period=day"]
+    got = []
+
+    def scores(q):
+        t = time.time()
+        r = Web(d.http, timeout=120).get("/api/scores?" + q)
+        got.append((q, r.status, r.body.count(b'"rank"'), round(time.time() - t, 3)))
+
+    flood = [threading.Thread(target=scores, args=(asks[i % len(asks)],)) for i in range(FLOOD)]
+    for t in flood:
+        t.start()
+    for t in flood:
+        t.join()
+    assert all(st == 200 and n == 0 for _, st, n, _ in got), got
+    assert "pages wait for the score read" not in d.log()
+    # the filters that match still read in the pages' order: the best first
+    r = Web(d.http).get("/api/scores?race=HUMAN&class=fighter")
+    assert r.status == 200 and r.body.count(b'"rank"') == 100
+    assert b'"score":9972' in r.body

@@ -972,6 +972,68 @@ static void lapsed_plan_of_leases(const char *url, const char *node, char *out, 
     PQfinish(c);
 }
 
+/* The lines of plan that read games, as PostgreSQL would run the score
+ * statement d for race, class and since (a custom or a generic plan), with
+ * sequential scans priced out: a plan that finds no index range to read
+ * still scans. */
+static void scores_plan(const char *url, const db_stmt_def_t *d, const char *mode, const char *args,
+                        char *out, size_t n)
+{
+    char sql[4096], q[4608];
+    ck_assert_ptr_nonnull(db_pg_sql(d, sql, sizeof sql));
+    PGconn *c = PQconnectdb(url);
+    snprintf(q, sizeof q,
+             "SET enable_seqscan = off; SET plan_cache_mode = %s; "
+             "PREPARE s(text, text, bigint, bigint, bigint) AS %s",
+             mode, sql);
+    PGresult *r = PQexec(c, q);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQresultErrorMessage(r));
+    PQclear(r);
+    snprintf(q, sizeof q, "EXPLAIN EXECUTE s(%s, 100, 0)", args);
+    r = PQexec(c, q);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQresultErrorMessage(r));
+    size_t at = 0;
+    out[0] = 0;
+    for (int i = 0; i < PQntuples(r) && at + 200 < n; i++)
+        at += (size_t)snprintf(out + at, n - at, "%s\n", PQgetvalue(r, i, 0));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* The score pages' statements (every row named SCORES_*): a race, class
+ * or period filter reads games through an index condition (a range),
+ * never a whole scan of games nor a walk of games_by_score testing each
+ * row; only the unfiltered page walks games_by_score, to its limit. */
+START_TEST(score_filters_read_index_ranges_on_postgresql)
+{
+    fx_t f;
+    pg_open(&f);
+    static const char *const modes[] = {"force_custom_plan", "force_generic_plan"};
+    static const char *const args[] = {"'Elf', 'rogue', 0", "'', '', 1700000000"};
+    char plan[8192];
+    int seen = 0;
+    for (int i = 0; i < DB_STMT_COUNT; i++) {
+        const db_stmt_def_t *d = &db_stmt_defs[i];
+        if (strncmp(d->name, "SCORES_", 7) != 0)
+            continue;
+        seen++;
+        bool top = strcmp(d->name, "SCORES_TOP") == 0;
+        for (int m = 0; m < 2; m++)
+            for (int a = 0; a < 2; a++) {
+                scores_plan(f.path, d, modes[m], args[a], plan, sizeof plan);
+                ck_assert_msg(!strstr(plan, "Seq Scan on games"), "%s: %s", d->name, plan);
+                if (top)
+                    ck_assert_msg(strstr(plan, "games_by_score"), "%s", plan);
+                else
+                    ck_assert_msg(strstr(plan, "Index Cond") && !strstr(plan, "games_by_score"),
+                                  "%s %s: %s", d->name, modes[m], plan);
+            }
+    }
+    ck_assert_int_ge(seen, 1);
+    fx_close(&f);
+}
+END_TEST
+
 #define IDLE_GAMES 1000
 
 /* IDLE_GAMES games, each its player's, all leased by node-a. */
@@ -1610,6 +1672,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, a_batch_sent_at_once_after_a_drop_connects_again);
     tcase_add_test(t, a_reconnect_tries_the_host_that_answered_first);
     tcase_add_test(t, both_schemas_have_the_same_columns);
+    tcase_add_test(t, score_filters_read_index_ranges_on_postgresql);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
     tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
     tcase_add_test(t, a_takeover_loses_no_acknowledged_row);

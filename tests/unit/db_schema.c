@@ -147,6 +147,40 @@ START_TEST(hosted_ends_query_uses_its_index)
 }
 END_TEST
 
+/* The score pages' statements (every row named SCORES_*): a race, class
+ * or period filter reads an index range (SEARCH), never the whole games
+ * table nor the whole of games_by_score with each row tested; only the
+ * unfiltered page walks games_by_score, stopping at its limit. */
+START_TEST(score_filters_read_index_ranges)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    int v = 0, seen = 0;
+    char err[256] = "", plan[4096];
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    for (int i = 0; i < DB_STMT_COUNT; i++) {
+        const db_stmt_def_t *d = &db_stmt_defs[i];
+        if (strncmp(d->name, "SCORES_", 7) != 0)
+            continue;
+        seen++;
+        query_plan(h, d->sql, plan, sizeof plan);
+        ck_assert_msg(!strstr(plan, "SCAN g\n"), "%s: %s", d->name, plan);
+        if (strcmp(d->name, "SCORES_TOP") == 0) {
+            ck_assert_msg(strstr(plan, "SCAN g USING INDEX games_by_score\n"), "%s", plan);
+            ck_assert_msg(!strstr(plan, "TEMP B-TREE"), "%s", plan);
+            continue;
+        }
+        ck_assert_msg(strstr(plan, "SEARCH g USING ") && !strstr(plan, "SCAN g USING"), "%s: %s",
+                      d->name, plan);
+        /* a race or class filter is read in the pages' order: no sort */
+        if (strcmp(d->name, "SCORES_SINCE") != 0)
+            ck_assert_msg(!strstr(plan, "TEMP B-TREE"), "%s: %s", d->name, plan);
+    }
+    ck_assert_int_ge(seen, 1);
+    sqlite3_close(h);
+}
+END_TEST
+
 static void exec_ok(sqlite3 *h, const char *sql)
 {
     char *msg = NULL;
@@ -248,6 +282,7 @@ Suite *suite_db_schema(void)
     tcase_add_test(tc, migration_list_is_sane);
     tcase_add_test(tc, feed_query_uses_its_indexes);
     tcase_add_test(tc, hosted_ends_query_uses_its_index);
+    tcase_add_test(tc, score_filters_read_index_ranges);
     tcase_add_test(tc, migration_14_moves_each_nodes_expiry_to_its_row);
     tcase_add_test(tc, lapsed_check_reads_the_nodes_first);
     tcase_add_test(tc, journal_append_needs_no_temp_table);
