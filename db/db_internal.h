@@ -122,12 +122,27 @@ void db_file_close(db_file_t *f, bool lost);
 /* The score pages (db_scores_filtered): finished games at or after ?3,
  * of race ?1 and class ?2 (ignoring case) when the row's filter names
  * them, best first. Each filter has its row, so each is read from an
- * index range: race or class from migration 23's index, in order, a
- * period alone from games_by_end's range, sorted (the "+" keeps the
- * planner from walking games_by_score past every older game). */
+ * index range: race or class from migration 23's index, in order. */
 #define DB_SCORES_SQL(filter, order)                                                          \
     DB_GAME_COLS " WHERE g.state = 'finished' " filter "AND g.end_time >= ?3 ORDER BY " order \
                  " LIMIT ?4 OFFSET ?5"
+/* A period alone: when it holds fewer than DB_SCORES_FEW games, those,
+ * read from games_by_end's range and sorted ("+": not in games_by_score's
+ * order); else games_by_score walked from the best, where one game in
+ * DB_SCORES_FEW or more is in the period. Each half's LIMIT is 0 unless
+ * the count (at most DB_SCORES_FEW of games_by_end) picks it. */
+#define DB_SCORES_FEW "10000"
+#define DB_SCORES_COUNT                                                                 \
+    "(SELECT count(*) FROM (SELECT 1 FROM games WHERE state = 'finished' AND end_time " \
+    ">= ?3 LIMIT " DB_SCORES_FEW ") n)"
+#define DB_SCORES_HALF(order, cmp)                                                        \
+    "SELECT * FROM (" DB_GAME_COLS " WHERE g.state = 'finished' AND g.end_time >= ?3 "    \
+    "ORDER BY " order " LIMIT CASE WHEN " DB_SCORES_COUNT cmp DB_SCORES_FEW " THEN ?4 + " \
+    "?5 ELSE 0 END)"
+#define DB_SCORES_SINCE_SQL                 \
+    DB_SCORES_HALF(DB_SCORES_ORDER, " >= ") \
+    " a UNION ALL " DB_SCORES_HALF(         \
+        DB_SCORES_ORDER_SORTED, " < ") " b ORDER BY score DESC, end_time, id LIMIT ?4 OFFSET ?5"
 #define DB_SCORES_ORDER        "g.score DESC, g.end_time, g.id"
 #define DB_SCORES_ORDER_SORTED "+g.score DESC, g.end_time, g.id"
 #define DB_SCORES_RACE_LITE    "AND g.race = ?1 COLLATE NOCASE "
@@ -469,7 +484,7 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_RECORDS_STMTS(X)                                                                    \
     /* one row per filter: each read from its index (migration 23) */                          \
     X(SCORES_TOP, "ttiii", ROWS, game, DB_SCORES_SQL("", DB_SCORES_ORDER))                     \
-    X(SCORES_SINCE, "ttiii", ROWS, game, DB_SCORES_SQL("", DB_SCORES_ORDER_SORTED))            \
+    X(SCORES_SINCE, "ttiii", ROWS, game, DB_SCORES_SINCE_SQL)                                  \
     X(SCORES_RACE, "ttiii", ROWS, game,                                                        \
       DB_BOTH(DB_SCORES_SQL(DB_SCORES_RACE_LITE, DB_SCORES_ORDER),                             \
               DB_SCORES_SQL(DB_SCORES_RACE_PG, DB_SCORES_ORDER)))                              \

@@ -28,8 +28,8 @@ FILTERS = [
     "race=nobody&period=day", "race=elf&period=week", "race=elf&class=rogue&period=month",
 ]
 ENDS = 20_000
-RACES = "CASE i % 4 WHEN 0 THEN 'human' WHEN 1 THEN 'elf' WHEN 2 THEN 'dwarf' ELSE 'halfling' END"
-CLASSES = ("CASE (i / 4) % 4 WHEN 0 THEN 'fighter' WHEN 1 THEN 'rogue' WHEN 2 THEN 'wizard' "
+RACES = "CASE i {mod} 4 WHEN 0 THEN 'human' WHEN 1 THEN 'elf' WHEN 2 THEN 'dwarf' ELSE 'halfling' END"
+CLASSES = ("CASE (i / 4) {mod} 4 WHEN 0 THEN 'fighter' WHEN 1 THEN 'rogue' WHEN 2 THEN 'wizard' "
            "ELSE 'cleric' END")
 
 
@@ -39,9 +39,11 @@ def fill_sql(pg):
               "SELECT i FROM c) c")
     user = '"user"' if pg else "user"
     p = "%s" if pg else "?"
+    mod = "%%" if pg else "%"
     return (f"INSERT INTO games(id, {user}, seed, content_version, race, class, start_time, "
             f"end_time, score, cause, end_kind, verified, state) SELECT 1000 + i, {p}, i, 'old', "
-            f"{RACES}, {CLASSES}, {p} - (c.i * 100) - 50, {p} - (c.i * 100), (i * 7919) % 100003, "
+            f"{RACES.format(mod=mod)}, {CLASSES.format(mod=mod)}, {p} - (c.i * 100) - 50, "
+            f"{p} - (c.i * 100), (i * 7919) {mod} 100003, "
             f"'quit', 'quit', 1, {p} FROM {series}")
 
 
