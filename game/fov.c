@@ -400,6 +400,25 @@ static int count_marked(const fov_map_t *m, const fov_box_t *b, const uint8_t *o
 int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
                     uint8_t *visible_out, int *reach)
 {
+    return fov_compute_box_over(m, ox, oy, radius, box, NULL, visible_out, reach);
+}
+
+/* Zeroes the cells of was within the map (NULL: the whole map). */
+static void clear_was(const fov_map_t *m, const fov_box_t *was, uint8_t *out)
+{
+    if (!was) {
+        memset(out, 0, (size_t)m->w * (size_t)m->h);
+        return;
+    }
+    int x0 = was->x0 > 0 ? was->x0 : 0, x1 = was->x1 < m->w ? was->x1 : m->w;
+    int y0 = was->y0 > 0 ? was->y0 : 0, y1 = was->y1 < m->h ? was->y1 : m->h;
+    for (int y = y0; y < y1 && x0 < x1; y++)
+        memset(out + (size_t)y * (size_t)m->w + (size_t)x0, 0, (size_t)(x1 - x0));
+}
+
+int fov_compute_box_over(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
+                         const fov_box_t *was, uint8_t *visible_out, int *reach)
+{
     *reach = 0;
     if (!map_ok(m) || !visible_out || !box)
         return -1;
@@ -410,7 +429,7 @@ int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_bo
     /* the box within the map */
     fov_box_t b = {box->x0 > 0 ? box->x0 : 0, box->y0 > 0 ? box->y0 : 0,
                    box->x1 < m->w ? box->x1 : m->w, box->y1 < m->h ? box->y1 : m->h};
-    memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
+    clear_was(m, was, visible_out);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
     lit_box_t lb = lit_box(m, &b);
     int marked = 0; /* as far from the origin as a marked cell lies */

@@ -57,6 +57,12 @@ typedef struct {
 int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
                     uint8_t *visible_out, int *reach);
 
+/* fov_compute_box for an output already 0 everywhere outside was (NULL:
+ * nothing known): only the cells of was are cleared before the scan, so
+ * a view moved along by a step is not cleared over the whole map. */
+int fov_compute_box_over(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
+                         const fov_box_t *was, uint8_t *visible_out, int *reach);
+
 /* The radius test used above, exposed so callers agree on it. */
 int fov_in_radius(int dx, int dy, int radius);
 

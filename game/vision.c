@@ -227,17 +227,18 @@ static bool box_same(const fov_box_t *a, const fov_box_t *b)
 }
 
 /* The view from (x, y) at radius: the kept one when it was made from
- * there (a step back: *back set), else a scan; now: the current view,
- * packed (NULL: none). A step back within the same sight box leaves in
- * kept the difference between the two views (the caller sets kept_diff).
+ * there (a step back: *back set), else a scan, which clears only the old
+ * sight box (vis is 0 outside it); now: the current view, packed (NULL:
+ * none, and where vis holds cells is not known). A step back within the
+ * same sight box leaves in kept the difference between the two views (the caller sets kept_diff).
  * Returns its reach, or -1. */
 static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box,
                      const uint64_t *now, bool *back)
 {
     *back = now && lv->kept_ok && !lv->kept_diff && lv->kept_x == x && lv->kept_y == y &&
             lv->kept_radius == radius;
+    fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
     if (*back) {
-        fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
         if (!box_same(&old, box)) {
             view_restore(lv, &old, box, now);
             return lv->kept_reach;
@@ -249,7 +250,8 @@ static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box
     }
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
     int reach; /* rows past the sight box are not scanned: their cells are not seen */
-    return fov_compute_box(&m, x, y, radius, box, lv->vis, &reach) < 0 ? -1 : reach;
+    int n = fov_compute_box_over(&m, x, y, radius, box, now ? &old : NULL, lv->vis, &reach);
+    return n < 0 ? -1 : reach;
 }
 
 /* A step back to the kept view when kept holds the difference (both
@@ -301,7 +303,7 @@ void vision_update(game_t *g)
     int reach = view_make(lv, p->x, p->y, radius, &box, had ? prev : NULL, &back);
     if (reach < 0)
         return;
-    if (!back && had) /* a scan: vis was cleared whole, and was 0 outside the old box */
+    if (!back && had) /* a scan: vis was 0 outside the old box, cleared */
         scan_flipped(lv, &old, prev, &box);
     else if (!back) /* where the last view lay is not known here */
         level_all_changed(lv);
