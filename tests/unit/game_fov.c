@@ -404,6 +404,60 @@ START_TEST(array_scan_matches_plain_scan)
 }
 END_TEST
 
+/* A box of sx x sy cells round (ox, oy), placed by r, within the map. */
+static fov_box_t box_round(const big_t *t, rng_t *r, int ox, int oy, int sx, int sy)
+{
+    int x0 = ox - (int)rng_below(r, (uint32_t)sx), y0 = oy - (int)rng_below(r, (uint32_t)sy);
+    x0 = x0 < 0 ? 0 : x0 + sx > t->w ? (t->w - sx > 0 ? t->w - sx : 0) : x0;
+    y0 = y0 < 0 ? 0 : y0 + sy > t->h ? (t->h - sy > 0 ? t->h - sy : 0) : y0;
+    return (fov_box_t){x0, y0, x0 + sx, y0 + sy};
+}
+
+/* Scans one after another, each clearing only the box the last one
+ * scanned (the output is 0 outside it), leave exactly a scan over a
+ * cleared map: every cell, the last box's old cells outside the new box
+ * 0 too. The boxes move by a step or jump, on maps of every size. */
+START_TEST(scan_clearing_the_last_box_matches_scratch)
+{
+    big_t *t = malloc(sizeof *t);
+    rng_t r;
+    rng_seed(&r, 31, 7);
+    long moved = 0, stale = 0;
+    for (int k = 0; k < 300; k++) {
+        big_random(t, &r);
+        fov_map_t m = {t->w, t->h, t->opaque, NULL, NULL, k % 3 ? t->lit : NULL};
+        int sx = 1 + (int)rng_below(&r, 40), sy = 1 + (int)rng_below(&r, 14), reach;
+        int ox = (int)rng_below(&r, (uint32_t)t->w), oy = (int)rng_below(&r, (uint32_t)t->h);
+        fov_box_t was = box_round(t, &r, ox, oy, sx, sy);
+        ck_assert_int_ge(fov_compute_box(&m, ox, oy, -1, &was, t->vis, &reach), 1);
+        for (int step = 0; step < 12; step++) {
+            int jump = step % 4 == 3 ? 20 : 1;
+            ox += (int)rng_below(&r, 2u * (uint32_t)jump + 1) - jump;
+            oy += (int)rng_below(&r, 2u * (uint32_t)jump + 1) - jump;
+            ox = ox < 0 ? 0 : ox >= t->w ? t->w - 1 : ox;
+            oy = oy < 0 ? 0 : oy >= t->h ? t->h - 1 : oy;
+            int radius = (int)rng_below(&r, 14) - 1;
+            fov_box_t box = box_round(t, &r, ox, oy, sx, sy);
+            for (int i = 0; i < t->w * t->h; i++) /* seen before, outside the new box */
+                stale += t->vis[i] && (i % t->w < box.x0 || i % t->w >= box.x1 ||
+                                       i / t->w < box.y0 || i / t->w >= box.y1);
+            int n = fov_compute_box_over(&m, ox, oy, radius, &box, &was, t->vis, &reach);
+            memset(t->ref, 0xff, (size_t)(t->w * t->h));
+            ck_assert_int_eq(fov_compute_box(&m, ox, oy, radius, &box, t->ref, &reach), n);
+            for (int i = 0; i < t->w * t->h; i++) {
+                ck_assert_msg(t->vis[i] == t->ref[i], "map %d step %d: cell (%d,%d) is %d, not %d",
+                              k, step, i % t->w, i / t->w, t->vis[i], t->ref[i]);
+            }
+            moved += box.x0 != was.x0 || box.y0 != was.y0;
+            was = box;
+        }
+    }
+    ck_assert_int_gt(moved, 1000);  /* the boxes moved, */
+    ck_assert_int_gt(stale, 10000); /* and cells seen before had to be cleared */
+    free(t);
+}
+END_TEST
+
 Suite *suite_game_fov(void)
 {
     Suite *s = suite_create("game_fov");
@@ -411,6 +465,7 @@ Suite *suite_game_fov(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, open_room_all_visible);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, scan_clearing_the_last_box_matches_scratch);
     tcase_add_test(tc, pillar_casts_shadow);
     tcase_add_test(tc, corridor_and_its_walls);
     tcase_add_test(tc, diagonal_gap_is_see_through);
