@@ -71,16 +71,22 @@ START_TEST(kept_view_equals_fresh_on_random_walks)
 END_TEST
 
 /* A mark no computation makes (2) on a cell out of view tells whether
- * vision_update kept vis or computed it again. */
-static size_t plant(level_t *lv)
+ * vision_update kept vis or computed it again. The cell is the nearest
+ * to the player out of view, within SIGHT_X columns and SIGHT_Y rows of
+ * it, so inside the sight box: vis is 0 outside that box (every writer
+ * of vis is the view's), and a scan clears only the box it last covered. */
+static size_t plant(level_t *lv, const obj_t *p)
 {
-    size_t n = (size_t)lv->w * (size_t)lv->h;
-    for (size_t i = 0; i < n; i++)
-        if (!lv->vis[i]) {
-            lv->vis[i] = 2;
-            return i;
-        }
-    ck_abort_msg("no cell out of view");
+    for (int d = 1; d <= SIGHT_Y; d++)
+        for (int y = p->y - d; y <= p->y + d; y++)
+            for (int x = p->x - d; x <= p->x + d; x++) {
+                size_t i = (size_t)y * (size_t)lv->w + (size_t)x;
+                if (level_in(lv, x, y) && !lv->vis[i]) {
+                    lv->vis[i] = 2;
+                    return i;
+                }
+            }
+    ck_abort_msg("no cell out of view near the player");
     return 0;
 }
 
@@ -94,7 +100,7 @@ START_TEST(opacity_change_in_reach_sees_again)
     int reach = lv->fov_reach;
     ck_assert_int_ge(reach, 4);
     /* nothing changed: kept */
-    size_t mark = plant(lv);
+    size_t mark = plant(lv, p);
     vision_update(g);
     ck_assert_int_eq(lv->vis[mark], 2);
     /* a cell beyond the reach changes opacity: kept */
@@ -116,14 +122,14 @@ START_TEST(opacity_change_in_reach_sees_again)
     ck_assert_int_ne(lv->vis[mark], 2);
     ck_assert(lv->vis[behind]);
     /* and closed again: seen again, the cell behind gone from view */
-    mark = plant(lv);
+    mark = plant(lv, p);
     lv->terrain[door] = MAP_DOOR_CLOSED;
     lv->opaque_ok = 0;
     vision_update(g);
     ck_assert_int_ne(lv->vis[mark], 2);
     ck_assert(!lv->vis[behind]);
     /* a view made with another light radius (as when blind) is not kept */
-    mark = plant(lv);
+    mark = plant(lv, p);
     lv->fov_radius = 1;
     vision_update(g);
     ck_assert_int_ne(lv->vis[mark], 2);
