@@ -791,7 +791,8 @@ static bool apart(const db_op_t *op, const db_busy_t *busy)
  * writers' lock wait) only or none: the first op it takes says which.
  * So no key's append waits in a batch for an account's row, and as no
  * other write reads such a batch's rows, every other write may be
- * written beside it meanwhile (another account's stays behind it). An
+ * written beside it meanwhile (another account's stays behind it, and so
+ * does a node's event: other nodes read the rows once told). An
  * append passed by a lazy or an account's batch holds back only the ops
  * of its own game; an op passed by a batch of another kind holds back
  * every other write, as any op left does. */
@@ -811,7 +812,8 @@ typedef struct {
     bool passed; /* an append was left as the batch is of another kind */
     /* the batches in flight hold an account's writes only: no other
      * write reads their rows, so any other goes beside them (not only
-     * appends), and an account's stay behind them, in their order */
+     * appends), and an account's stay behind them, in their order, as
+     * does a node's event (tells_nodes) */
     bool accounts_busy;
 } db_left_t;
 
@@ -831,10 +833,22 @@ static bool left_has(const db_left_t *l, int64_t game)
     return false;
 }
 
+/* Whether op is a node's event (db_notify): the other nodes read rows
+ * again once they hear of it (a ban's, a mute's, queued right before
+ * it: moderation_tell_nodes), so it commits after every write queued
+ * before it, an account's too. */
+static bool tells_nodes(const db_op_t *op)
+{
+    return op->nsteps == 1 && op->used && ((const db_rec_t *)op->mem)->stmt == DB_STMT_NOTIFY;
+}
+
+/* Beside an account's batch, an event left waits for that batch alone:
+ * the appends behind it still go (as they would beside it), the other
+ * writes stay behind it in their order (takes: nleft). */
 static void leave(db_left_t *l, const db_op_t *op)
 {
     int64_t g = game_key(op);
-    if (g == DB_OP_NO_GAME)
+    if (g == DB_OP_NO_GAME || (l->accounts_busy && tells_nodes(op)))
         return;
     if (g == 0 || l->n == DB_LEFT_MAX)
         l->all = true;
@@ -857,7 +871,7 @@ static int take_kind(const db_left_t *l, const db_op_t *op)
 static int takes(db_left_t *l, const db_op_t *op, const db_busy_t *other, int nleft)
 {
     int kind = take_kind(l, op);
-    if (l->accounts_busy && kind == DB_TAKE_ACCOUNT)
+    if (l->accounts_busy && (kind == DB_TAKE_ACCOUNT || tells_nodes(op)))
         return DB_LEFT;
     if (l->kind && kind != l->kind)
         return lone_append(op) ? DB_PASSED : DB_LEFT;

@@ -1664,6 +1664,59 @@ START_TEST(an_accounts_held_row_holds_up_no_other_games_append)
 }
 END_TEST
 
+/* A node's event queued right after an account's write (a ban's, a
+ * mute's: moderation_tell_nodes) commits after it, even while the write
+ * waits for a row another session holds: the other nodes, told, read the
+ * row again and find it there. An append queued after the event is not
+ * held up by it. */
+START_TEST(a_node_event_commits_after_the_accounts_write_before_it)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t ann = make_user(&f, "Ann", "ann");
+    int64_t g = make_game(&f, make_user(&f, "Bo", "bo"));
+    PGconn *held = hold_user_row(&f, "Ann");
+    PGconn *look = PQconnectdb(f.path);
+    fx_done_t lock = {0}, later = {0};
+    int told = -1;
+    double start = now_ms();
+    db_set_autoflush(f.db, false);
+    db_user_set_locked(f.db, ann, true, fx_on_done, &lock);
+    db_notify(f.db, DB_NOTIFY_CHANNEL, "sanctions * node-a 0 0", KEY_A, on_written, &told);
+    db_journal_append(f.db, g, 1, (const uint8_t *)"a", 1, 0, fx_on_done, &later);
+    db_flush(f.db);
+    double later_ms = answered_after(&f, &later, start);
+    while (!writer_waits(look) && lock.calls == 0)
+        uv_run(&f.loop, UV_RUN_NOWAIT);
+    double waits_at = now_ms();
+    while (now_ms() - waits_at < DB_LOCK_WAIT_MS / 2 && told == -1) {
+        uv_run(&f.loop, UV_RUN_NOWAIT);
+        usleep(1000);
+    }
+    int told_while_held = told;
+    bool lock_waited = lock.calls == 0;
+    int64_t rows_while_held = fx_count(&f, "SELECT count(*) FROM node_events");
+    PQclear(PQexec(held, "ROLLBACK"));
+    PQfinish(held);
+    PQfinish(look);
+    answered_after(&f, &lock, start);
+    while (told == -1)
+        uv_run(&f.loop, UV_RUN_ONCE);
+    db_set_autoflush(f.db, true);
+    ck_assert_msg(lock_waited, "the lock was answered before the row was let go");
+    ck_assert_msg(told_while_held == -1 && rows_while_held == 0,
+                  "the event was stored while the lock before it waited (%d, %lld rows)",
+                  told_while_held, (long long)rows_while_held);
+    ck_assert_int_eq(lock.status, DB_OK);
+    ck_assert_int_eq(told, DB_OK);
+    ck_assert_int_eq(later.status, DB_OK);
+    ck_assert_msg(later_ms < DB_LOCK_WAIT_MS / 2, "an append after the event: %.0f ms", later_ms);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM node_events"), 1);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM users WHERE locked <> 0"), 1);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -1678,6 +1731,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, a_conflict_is_passed_by_running_the_batch_again);
     tcase_add_test(t, a_conflict_on_every_try_fails_its_op_alone_after_the_tries);
     tcase_add_test(t, an_accounts_held_row_holds_up_no_other_games_append);
+    tcase_add_test(t, a_node_event_commits_after_the_accounts_write_before_it);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
     tcase_add_test(t, a_games_rows_commit_in_order_across_two_writers);
     tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
