@@ -53,12 +53,15 @@ typedef enum {
  * it plays or watches there, home's menu with a message, or out (told
  * text, a terminal's bytes, and closed for reason). */
 typedef enum { GO_PLAY, GO_WATCH, GO_MENU, GO_MESSAGE, GO_CLOSE } conn_go_t;
+/* The bytes of a message a conn takes to another loop, its NUL too: any
+ * notice the menu shows (menu.h's MENU_MSG_MAX), a game's final screen. */
+#define CONN_MSG_MAX 1024
 typedef struct {
     conn_go_t go;
     int64_t game_id;    /* GO_WATCH */
     bool has_text;      /* GO_MENU: with a message (GO_MESSAGE, GO_CLOSE: always) */
     const char *reason; /* GO_CLOSE: a string constant, for the log */
-    char text[200];
+    char text[CONN_MSG_MAX];
 } conn_dest_t;
 
 /* A gateway's transport, one const table per gateway. */

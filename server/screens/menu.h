@@ -26,6 +26,7 @@
 /* A notice's bytes (conn_message): a mail of MAIL_MAX characters, wrapped,
  * always fits. */
 #define MENU_MSG_MAX 1024
+_Static_assert(MENU_MSG_MAX <= CONN_MSG_MAX, "a notice shown at home is taken there whole");
 
 /* Registers the menu with the core (hooks.h: menu_enter, menu_message,
  * menu_redraw, menu_too_small, menu_key). */

@@ -173,6 +173,27 @@ def test_banner_counts_the_games_of_both_loops(daemon, clients):
     assert playing_now(t, 0) == 0
 
 
+def test_a_final_screen_from_loop_1_comes_home_whole(daemon, clients):
+    """A game ended on loop 1 sends its terminal home with the final screen
+    to show there: the whole of it, however long (past 200 bytes with a
+    long name, a race and a class), down to its last line, the page's
+    address with the game's id."""
+    d = daemon
+    name = "Bartholomew_Quillon"
+    t = clients(d.port).connected()
+    assert begin(d, t, name) == 1
+    gid = int(re.findall(rf"game start user={name} game=(\d+) ", d.log())[-1])
+    quit_game(t)
+    screen = t.wait_for(re.compile(rf"Its page: http://\S+/game/{gid} *$", re.M))
+    assert handed(d, name, 0) == 1  # drawn at home
+    lines = [ln.strip() for ln in screen.splitlines()]
+    at = lines.index("Your game is over.")
+    shown = "\n".join(lines[at:at + 6])
+    assert len(shown) > 200 and shown.endswith(f"/game/{gid}"), shown
+    assert re.search(rf"{name} the \w+ \w+: score \d+ after \d+ turns\.", shown), shown
+    assert lines[at + 7] == "Press any key.", lines
+
+
 def lobby_games(ws, want):
     """The names the web lobby lists, once they are `want` (it sends a new
     list whenever one changes)."""
