@@ -674,10 +674,12 @@ def test_a_game_freed_at_its_grace_end_while_its_player_loads_it(nodes, clients)
     waiting on the row locked here until the game's grace period is over
     and its session freed. The freed session leaves the lease to the load:
     the game is resumed under a's lease, every stored key kept, a new key
-    stored, no row refused."""
+    stored, no row refused. The grace (3 s) outlasts the steps up to the
+    load's wait (about 0.5 s, 0.7 s on a busy machine): the lease seen let
+    go, the row locked, p pressed."""
     import psycopg2
     from harness import pg_sql
-    a = nodes("a", extra=["--grace", "1", "--lease-ttl-ms", "10000"])  # no lapse while locked
+    a = nodes("a", extra=["--grace", "3", "--lease-ttl-ms", "10000"])  # no lapse while locked
     t, before = playing(a, clients, "tina", "hjklyubn")
     game = before["game"]
     again = clients(a.port).connected()
@@ -691,6 +693,7 @@ def test_a_game_freed_at_its_grace_end_while_its_player_loads_it(nodes, clients)
         pos = len(a.log())
         again.send("p", settle=False)
         lease_waits(a)  # the load's take of the lease
+        assert "grace over user=tina" not in a.log()  # it comes while the take waits
         a.wait_log(rf"grace over user=tina game={game}")
         assert "attach user=tina" not in a.log()[pos:]
     finally:
