@@ -11,21 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include "addrrate.h"
+#include "benchtime.h"
 
 enum { BATCHES = 31, REPS = 20000, KNOWN = 1000 };
-
-static double thread_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef enum { ONE, KNOWN_SET, ROTATING } knocks_t;
 

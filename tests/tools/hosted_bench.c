@@ -40,6 +40,7 @@
 #include "hosted/recchunk.h"
 #include "hosted/spawner.h"
 #include "hosted/vtgrid.h"
+#include "benchtime.h"
 
 #define ROUNDS 2001
 
@@ -48,12 +49,6 @@ static double cpu_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static double median(double *v, int n)

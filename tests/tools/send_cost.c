@@ -43,6 +43,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "benchtime.h"
 
 #define MAX_SOCKETS 9000
 #define MAX_ROUNDS  100
@@ -206,12 +207,6 @@ static double round_once(cost_t *c, double *wall_ms)
         for (int i = 0; i < c->n; i++)
             drain(c->cli[i]);
     return cpu / c->n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static int parse(cost_t *c, int argc, char **argv)

@@ -15,21 +15,9 @@
 #include "server.h"
 #include "session.h"
 #include "watch.h"
+#include "benchtime.h"
 
 enum { N = 10000, BATCHES = 31, REPS = 200, VIEWER = 7 };
-
-static double thread_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static server_t srv;
 static session_t sess[N];

@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include "wsframe.h"
+#include "benchtime.h"
 
 #define KEYFRAME "\033[H\033[2J"
 
@@ -138,12 +139,6 @@ static int peer_read(peer_t *p)
     memmove(p->buf, p->buf + off, p->len - off);
     p->len -= off;
     return got;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Reads the player if it has data, else a small batch of ready watchers
