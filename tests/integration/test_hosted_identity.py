@@ -200,7 +200,8 @@ def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
     rc = d.db.parent / "games" / "nethack" / name / "nethackrc"
     rc.write_text(rc.read_text() + "OPTIONS=time\n")
     d.stop_clean()
-    d.db_write(("DROP INDEX games_by_end", ()), ("DROP INDEX hosted_scores_by_end", ()),
+    d.db_write(("DROP INDEX games_by_race", ()), ("DROP INDEX games_by_class", ()),
+               ("DROP INDEX games_by_end", ()), ("DROP INDEX hosted_scores_by_end", ()),
                ("DROP INDEX hosted_scores_by_user_end", ()),
                ("DROP TABLE leases", ()), ("DROP TABLE lease_chg", ()),
                ("DROP TABLE lease_gone", ()), ("DROP TABLE nodes", ()),
