@@ -679,7 +679,8 @@ def test_a_game_freed_at_its_grace_end_while_its_player_loads_it(nodes, clients)
     go, the row locked, p pressed."""
     import psycopg2
     from harness import pg_sql
-    a = nodes("a", extra=["--grace", "3", "--lease-ttl-ms", "10000"])  # no lapse while locked
+    a = nodes("a", extra=["--grace", "3", "--lease-ttl-ms", "10000",  # no lapse while locked
+                          "--db-lock-wait-ms", "2000"])  # the take outwaits the grace
     t, before = playing(a, clients, "tina", "hjklyubn")
     game = before["game"]
     again = clients(a.port).connected()
