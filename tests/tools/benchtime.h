@@ -3,6 +3,7 @@
 #ifndef WARREN_BENCHTIME_H
 #define WARREN_BENCHTIME_H
 
+#include <stdlib.h>
 #include <time.h>
 
 /* The calling thread's CPU time, in nanoseconds. */
@@ -18,6 +19,24 @@ static inline int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* A job of the benchmarks: one run of what is timed, rep its number. */
+typedef void (*job_fn)(int rep);
+
+/* The median ns of one job run over 31 batches of 200 runs. */
+static inline double median_ns(job_fn job)
+{
+    enum { BATCHES = 31, REPS = 200 };
+    double t[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
+        double t0 = thread_ns();
+        for (int r = 0; r < REPS; r++)
+            job(r);
+        t[b] = (thread_ns() - t0) / REPS;
+    }
+    qsort(t, BATCHES, sizeof *t, cmp_double);
+    return t[BATCHES / 2];
 }
 
 #endif

@@ -17,7 +17,7 @@
 #include "session.h"
 #include "benchtime.h"
 
-enum { N = 10000, LATE = 1000, BATCHES = 31, REPS = 200 };
+enum { N = 10000, LATE = 1000 };
 
 /* The walk of every session newer than ms (the placement before the bound). */
 static void keyed_at_all(session_t *s, uint64_t ms)
@@ -42,8 +42,6 @@ static bool take(void *ud, session_t *s)
 static server_t srv;
 static session_t sess[N], mirrors[LATE];
 
-typedef void (*job_fn)(int rep);
-
 static void job_place(int rep)
 {
     session_keyed_at(&mirrors[0], 1000 + (uint64_t)(rep & 1)); /* older than every session */
@@ -60,20 +58,6 @@ static void job_read(int rep)
 {
     (void)rep;
     session_each_recent(&srv, 100, take, &sink);
-}
-
-/* The median ns of one job run. */
-static double median_ns(job_fn job)
-{
-    double t[BATCHES];
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = thread_ns();
-        for (int r = 0; r < REPS; r++)
-            job(r);
-        t[b] = (thread_ns() - t0) / REPS;
-    }
-    qsort(t, BATCHES, sizeof *t, cmp_double);
-    return t[BATCHES / 2];
 }
 
 int main(void)

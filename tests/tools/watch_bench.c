@@ -17,7 +17,7 @@
 #include "watch.h"
 #include "benchtime.h"
 
-enum { N = 10000, BATCHES = 31, REPS = 200, VIEWER = 7 };
+enum { N = 10000, VIEWER = 7 };
 
 static server_t srv;
 static session_t sess[N];
@@ -39,8 +39,6 @@ static void walk_in(server_t *k, int64_t viewer, const char *name, int dir, sess
     }
 }
 
-typedef void (*job_fn)(int rep);
-
 static void job_pick(int rep)
 {
     server_t *at;
@@ -52,20 +50,6 @@ static void job_walk(int rep)
     session_t *best = NULL, *wrap = NULL;
     walk_in(&srv, VIEWER, sess[(rep * 7919) % N].user, rep & 1 ? 1 : -1, &best, &wrap);
     sink += best ? best->game_id : wrap ? wrap->game_id : 0;
-}
-
-/* The median ns of one job run. */
-static double median_ns(job_fn job)
-{
-    double t[BATCHES];
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = thread_ns();
-        for (int r = 0; r < REPS; r++)
-            job(r);
-        t[b] = (thread_ns() - t0) / REPS;
-    }
-    qsort(t, BATCHES, sizeof *t, cmp_double);
-    return t[BATCHES / 2];
 }
 
 /* Both answer the same for every name, both ways: false when not. */
